@@ -1,0 +1,154 @@
+//! Shared rig for the end-to-end tests: the demo shop on a free port, a real Chromium session,
+//! and an executor whose screenshots go to a temporary directory.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use windup::executor::{Execution, NoValues, StepFailure};
+use windup::plan::{Plan, Rules};
+use windup::{Browser, BrowserConfig, ExecOptions, Executor, Session};
+use windup_shop::{RunningShop, ShopOptions};
+
+pub struct Rig {
+    pub shop: RunningShop,
+    pub options: ExecOptions,
+    // Session before browser: the session closes before its driver ends.
+    pub session: Session,
+    pub browser: Browser,
+    pub artifacts: tempfile::TempDir,
+}
+
+impl Rig {
+    pub async fn start() -> Self {
+        Self::with_shop(ShopOptions::default()).await
+    }
+
+    pub async fn with_shop(shop_options: ShopOptions) -> Self {
+        let shop = windup_shop::spawn(shop_options)
+            .await
+            .expect("the shop starts");
+        let browser = Browser::launch(BrowserConfig::from_env())
+            .await
+            .expect("chromedriver starts (install chromium and chromium-driver)");
+        let session = browser
+            .new_session()
+            .await
+            .expect("a browser session opens");
+        let artifacts = tempfile::tempdir().expect("a temporary directory");
+        let mut options = ExecOptions::new(shop.url().parse().expect("the shop URL parses"));
+        options.artifacts_dir = artifacts.path().to_owned();
+        options.default_timeout = Duration::from_secs(5);
+        Self {
+            shop,
+            options,
+            session,
+            browser,
+            artifacts,
+        }
+    }
+
+    pub async fn run(&self, plan: &Plan) -> Result<Execution, Box<StepFailure>> {
+        Executor::new(&self.session, &self.options, &NoValues)
+            .run(plan)
+            .await
+    }
+
+    /// Runs a plan that must fail, and returns the failure.
+    pub async fn fail(&self, plan: &Plan) -> Box<StepFailure> {
+        match self.run(plan).await {
+            Ok(run) => panic!(
+                "the plan {} passed but should fail: {run:?}",
+                plan.scenario_id
+            ),
+            Err(failure) => failure,
+        }
+    }
+
+    pub async fn close(self) {
+        self.session.close().await.expect("the session closes");
+    }
+}
+
+/// A plan from `tests/plans/NAME.json`.
+pub fn plan_file(name: &str) -> Plan {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/plans")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    Plan::from_json_str(&text, &Rules::default())
+        .unwrap_or_else(|e| panic!("{} is not a valid plan: {e}", path.display()))
+}
+
+/// A plan from inline JSON actions, starting at `start`.
+pub fn plan(id: &str, start: &str, actions: serde_json::Value) -> Plan {
+    let value = serde_json::json!({
+        "plan_version": "0.1",
+        "scenario_id": id,
+        "task": format!("test {id}"),
+        "start_url": start,
+        "generated_by": { "planner": "hand", "at": "2026-11-30T00:00:00Z" },
+        "actions": actions,
+    });
+    Plan::from_json_str(&value.to_string(), &Rules::default())
+        .unwrap_or_else(|e| panic!("test plan {id} is invalid: {e}"))
+}
+
+/// Whether a process exists and is not a zombie waiting to be reaped.
+pub fn process_running(pid: u32) -> bool {
+    let stat = match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat,
+        Err(_) => return false,
+    };
+    // The state is the first field after the parenthesised command name.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .is_some_and(|state| state != "Z" && state != "X")
+}
+
+/// Every live process in a process group.
+pub fn processes_in_group(pgid: u32) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // Fields after the name: state, ppid, pgrp, ...
+        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" && fields[0] != "X"
+        {
+            let name = head
+                .split_once('(')
+                .map(|(_, n)| n.to_owned())
+                .unwrap_or_default();
+            found.push((pid, name));
+        }
+    }
+    found
+}
+
+/// Files in a directory tree, for screenshot assertions.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(files_under(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,58 @@
+// Actionability gate. Arguments: selector, mode ("visible" | "click" | "fill" | "select" | "check"),
+// then the WebDriver callback. Answers { status, ... }; "ok" carries the element to act on.
+const [selector, mode, done] = arguments;
+(async () => {
+  const pending = async (answer) => { await W.nextChange(100); return answer; };
+  if (document.readyState !== 'complete') return pending({ status: 'loading', detail: `the page is still loading (${document.readyState})` });
+  let all;
+  try { all = Array.from(document.querySelectorAll(selector)); }
+  catch (e) { return { status: 'invalid_selector', detail: String(e && e.message || e) }; }
+  if (all.length === 0) return pending({ status: 'missing', count: 0, detail: 'no element matches the selector' });
+  let el = null;
+  let original = null;
+  for (const candidate of all) {
+    // Only a click or a check may go through a label, as a person would click it.
+    const throughLabel = mode === 'click' || mode === 'check';
+    const target = throughLabel ? W.actionable(candidate) : (W.isVisible(candidate) ? candidate : null);
+    if (target) { el = target; original = candidate; break; }
+  }
+  if (!el) {
+    const detail = all.length === 1
+      ? `the element ${W.describe(all[0])} exists but is hidden: ${W.hiddenReason(all[0])}`
+      : `${all.length} elements match, none visible (first: ${W.describe(all[0])}: ${W.hiddenReason(all[0])})`;
+    return pending({ status: 'hidden', count: all.length, detail });
+  }
+  const base = { count: all.length, described: W.describe(original) };
+  if (mode === 'visible') return { ...base, status: 'ok', element: el };
+  if (W.isDisabled(original)) return pending({ ...base, status: 'disabled', detail: `the element ${W.describe(original)} is disabled` });
+  if (mode === 'fill') {
+    const editable = original.isContentEditable || (['INPUT', 'TEXTAREA'].includes(original.tagName) && !original.readOnly);
+    if (!editable) return { ...base, status: 'not_editable', detail: `the element ${W.describe(original)} cannot be typed into (it is not an editable input, textarea or contenteditable)` };
+  }
+  if (mode === 'select' && original.tagName !== 'SELECT') {
+    return { ...base, status: 'not_editable', detail: `the element ${W.describe(original)} is not a <select>` };
+  }
+  if (mode === 'check') {
+    const control = W.control(original);
+    if (!control || control.tagName !== 'INPUT' || !['checkbox', 'radio'].includes(control.type)) {
+      return { ...base, status: 'not_editable', detail: `the element ${W.describe(original)} is not a checkbox or radio button, nor the label of one` };
+    }
+    base.checked = control.checked;
+  }
+  el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  const before = el.getBoundingClientRect();
+  await W.frame();
+  await W.frame();
+  const after = el.getBoundingClientRect();
+  if (['x', 'y', 'width', 'height'].some((k) => Math.abs(before[k] - after[k]) > 0.5)) {
+    return { ...base, status: 'unstable', detail: `the element ${W.describe(el)} is still moving (animating)` };
+  }
+  const x = after.left + after.width / 2;
+  const y = after.top + after.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  const receives = hit && (hit === el || el.contains(hit) || (hit.tagName === 'LABEL' && hit.control === el));
+  if (!receives) {
+    return pending({ ...base, status: 'covered', detail: `the element ${W.describe(el)} exists but is covered by ${hit ? W.describe(hit) : 'nothing (outside the viewport)'} at its centre` });
+  }
+  return { ...base, status: 'ok', element: el, box: { x: after.x, y: after.y, width: after.width, height: after.height } };
+})().then(done, (e) => done({ status: 'error', detail: String(e && e.message || e) }));

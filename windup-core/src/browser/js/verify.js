@@ -1,0 +1,75 @@
+// Postcondition probe. Arguments: a list of { kind, selector?, text?, value? }, then the WebDriver
+// callback. Answers one { ok, seen } per check. When any fails, it waits for the next DOM change
+// (at most 100 ms) and looks once more, so callers poll on conditions rather than on a clock.
+const [checks, done] = arguments;
+function visibleMatches(selector) {
+  const all = Array.from(document.querySelectorAll(selector));
+  return { all, visible: all.filter(W.isVisible) };
+}
+function pageText() {
+  return W.squash(document.body ? document.body.innerText : '');
+}
+function where(text) {
+  // The innermost visible element whose text contains `text`, to say where it was seen.
+  let best = null;
+  for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+    if (W.squash(el.innerText).includes(text) && W.isVisible(el)) best = el;
+  }
+  return best ? W.describe(best) : 'the page';
+}
+function controlValue(el) {
+  if (el.tagName === 'SELECT') {
+    const option = el.selectedOptions[0];
+    return option ? [el.value, W.squash(option.textContent)] : [el.value];
+  }
+  if (el.type === 'checkbox' || el.type === 'radio') return [el.checked ? 'checked' : 'unchecked'];
+  if (el.isContentEditable) return [W.squash(el.innerText)];
+  return [el.value];
+}
+function check(c) {
+  try {
+    switch (c.kind) {
+      case 'element_visible': {
+        const { all, visible } = visibleMatches(c.selector);
+        if (visible.length) return { ok: true };
+        if (!all.length) return { ok: false, seen: 'no element matches the selector' };
+        return { ok: false, seen: `${all.length} element(s) match but none is visible (first: ${W.describe(all[0])}: ${W.hiddenReason(all[0])})` };
+      }
+      case 'element_hidden': {
+        const { visible } = visibleMatches(c.selector);
+        if (!visible.length) return { ok: true };
+        return { ok: false, seen: `the element ${W.describe(visible[0])} is visible` };
+      }
+      case 'text_visible': {
+        const wanted = W.squash(c.text);
+        if (pageText().includes(wanted)) return { ok: true };
+        const heading = document.querySelector('h1');
+        const headline = heading ? W.squash(heading.innerText) : W.squash(document.title);
+        return { ok: false, seen: `the text is absent from the visible page (headline: "${headline}")` };
+      }
+      case 'text_absent': {
+        const unwanted = W.squash(c.text);
+        if (!pageText().includes(unwanted)) return { ok: true };
+        return { ok: false, seen: `the text is shown in ${where(unwanted)}` };
+      }
+      case 'input_value': {
+        const { all, visible } = visibleMatches(c.selector);
+        const el = visible[0] || all[0];
+        if (!el) return { ok: false, seen: 'no element matches the selector' };
+        const values = controlValue(el);
+        if (values.includes(c.value)) return { ok: true };
+        return { ok: false, seen: `the value of ${W.describe(el)} is "${values[values.length - 1]}"` };
+      }
+      default:
+        return { ok: false, seen: `unknown check ${c.kind}` };
+    }
+  } catch (e) {
+    return { ok: false, seen: `the check failed in the page: ${e && e.message || e}` };
+  }
+}
+(async () => {
+  let results = checks.map(check);
+  if (results.every((r) => r.ok)) return results;
+  await W.nextChange(100);
+  return checks.map(check);
+})().then(done, (e) => done(checks.map(() => ({ ok: false, seen: String(e && e.message || e) }))));

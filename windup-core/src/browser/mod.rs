@@ -1,0 +1,430 @@
+//! The single WebDriver boundary: the driver process, sessions, reset, actionability, the page
+//! snapshot and screenshots. Nothing else in Windup speaks to fantoccini.
+
+mod driver;
+mod page;
+mod snapshot;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use fantoccini::wd::Capabilities;
+use serde_json::{Value, json};
+
+pub use page::{Actionable, GateMode, Probe, ProbeState};
+pub use snapshot::{ElementBox, ElementInfo, PageSnapshot};
+
+use driver::DriverProcess;
+
+/// Chromium flags for headless runs as root on a closed network (DESIGN.md).
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-crash-reporter",
+    "--disable-breakpad",
+    "--password-store=basic",
+];
+
+/// How to reach a browser. Built from the environment by [`BrowserConfig::from_env`]; the
+/// `config` module layers `windup.toml` over it.
+#[derive(Debug, Clone)]
+pub struct BrowserConfig {
+    pub headless: bool,
+    pub window_width: u32,
+    pub window_height: u32,
+    /// A remote WebDriver (Selenium Grid, a cloud grid); when set, no driver is started.
+    pub webdriver_url: Option<String>,
+    /// The chromedriver executable; found on PATH when unset.
+    pub chromedriver: Option<PathBuf>,
+    /// The Chromium executable; chromedriver's own default when unset and none is on PATH.
+    pub chrome_binary: Option<PathBuf>,
+    /// How long the driver may take to start.
+    pub startup_timeout: Duration,
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        Self {
+            headless: true,
+            window_width: 1280,
+            window_height: 900,
+            webdriver_url: None,
+            chromedriver: None,
+            chrome_binary: None,
+            startup_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+impl BrowserConfig {
+    /// Defaults overridden by `WINDUP_WEBDRIVER_URL`, `WINDUP_CHROMEDRIVER`, `WINDUP_CHROME`
+    /// and `WINDUP_HEADED` (any value but `0`, `false` or empty shows the window).
+    pub fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self {
+            headless: var("WINDUP_HEADED")
+                .is_none_or(|headed| matches!(headed.trim(), "0" | "false" | "no")),
+            webdriver_url: var("WINDUP_WEBDRIVER_URL"),
+            chromedriver: var("WINDUP_CHROMEDRIVER").map(PathBuf::from),
+            chrome_binary: var("WINDUP_CHROME").map(PathBuf::from),
+            ..Self::default()
+        }
+    }
+}
+
+/// Errors at the WebDriver boundary. Each says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum BrowserError {
+    #[error(
+        "chromedriver was not found on PATH. Install Chromium and its driver \
+         (Debian/Ubuntu: `apt-get install chromium chromium-driver`), set WINDUP_CHROMEDRIVER \
+         to its path, or set WINDUP_WEBDRIVER_URL to use a remote WebDriver"
+    )]
+    DriverNotFound,
+    #[error("could not start {path}: {reason}", path = .path.display())]
+    DriverStart { path: PathBuf, reason: String },
+    #[error(
+        "the WebDriver at {url} did not open a browser session: {reason}. Check that Chromium \
+         is installed and matches chromedriver's version (`chromium --version`, \
+         `chromedriver --version`), or set WINDUP_CHROME to the browser's path"
+    )]
+    SessionStart { url: String, reason: String },
+    #[error("cannot prepare a browser profile in {path}: {source}", path = .path.display())]
+    Profile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the browser stopped answering during {during}: {reason}")]
+    Lost { during: String, reason: String },
+    #[error("WebDriver command `{during}` failed: {reason}")]
+    Command { during: String, reason: String },
+    #[error("an injected page script returned something unexpected during {during}: {value}")]
+    Script { during: String, value: String },
+}
+
+impl BrowserError {
+    /// Wraps a fantoccini command error, telling a dead browser apart from a refused command.
+    pub(crate) fn command(during: impl Into<String>, err: fantoccini::error::CmdError) -> Self {
+        use fantoccini::error::CmdError;
+        let during = during.into();
+        match err {
+            CmdError::Lost(_) | CmdError::Failed(_) | CmdError::FailedC(_) => BrowserError::Lost {
+                during,
+                reason: err.to_string(),
+            },
+            err if err.is_invalid_session_id() => BrowserError::Lost {
+                during,
+                reason: err.to_string(),
+            },
+            err => BrowserError::Command {
+                during,
+                reason: err.to_string(),
+            },
+        }
+    }
+}
+
+/// A WebDriver endpoint with the means to open sessions on it: a chromedriver this process
+/// started and owns, or a remote WebDriver. Dropping it ends the driver and its browsers.
+#[derive(Debug)]
+pub struct Browser {
+    config: BrowserConfig,
+    url: String,
+    chrome_binary: Option<PathBuf>,
+    // Field order matters: the driver (and its browsers) end before their profiles are removed.
+    driver: Option<DriverProcess>,
+    scratch: tempfile::TempDir,
+}
+
+impl Browser {
+    /// Starts chromedriver (or connects to `webdriver_url`), ready to open sessions.
+    pub async fn launch(config: BrowserConfig) -> Result<Self, BrowserError> {
+        let scratch = tempfile::Builder::new()
+            .prefix("windup-browser-")
+            .tempdir()
+            .map_err(|source| BrowserError::Profile {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let chrome_binary = driver::find_executable(
+            config.chrome_binary.as_deref(),
+            &["chromium", "chromium-browser", "google-chrome", "chrome"],
+            &[],
+        );
+        let (driver, url) = match &config.webdriver_url {
+            Some(url) => (None, url.trim_end_matches('/').to_owned()),
+            None => {
+                let chromedriver = driver::find_executable(
+                    config.chromedriver.as_deref(),
+                    &["chromedriver"],
+                    &["/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver"],
+                )
+                .ok_or(BrowserError::DriverNotFound)?;
+                let process =
+                    DriverProcess::start(&chromedriver, scratch.path(), config.startup_timeout)
+                        .await?;
+                let url = process.url().to_owned();
+                (Some(process), url)
+            }
+        };
+        Ok(Self {
+            config,
+            url,
+            chrome_binary,
+            driver,
+            scratch,
+        })
+    }
+
+    /// The WebDriver URL sessions are opened on.
+    pub fn webdriver_url(&self) -> &str {
+        &self.url
+    }
+
+    /// The process group of the driver this browser started (none for a remote WebDriver).
+    /// Every chromedriver and Chromium process it starts belongs to that group.
+    pub fn driver_process_group(&self) -> Option<u32> {
+        self.driver.as_ref().map(DriverProcess::process_group)
+    }
+
+    /// Opens a new browser session with a fresh profile.
+    pub async fn new_session(&self) -> Result<Session, BrowserError> {
+        let profile = tempfile::Builder::new()
+            .prefix("profile-")
+            .tempdir_in(self.scratch.path())
+            .map_err(|source| BrowserError::Profile {
+                path: self.scratch.path().to_owned(),
+                source,
+            })?;
+        let capabilities = self.capabilities(profile.path());
+        let client = fantoccini::ClientBuilder::native()
+            .capabilities(capabilities)
+            .connect(&self.url)
+            .await
+            .map_err(|err| BrowserError::SessionStart {
+                url: self.url.clone(),
+                reason: match self.driver.as_ref() {
+                    Some(driver) => {
+                        format!("{err}; driver log: {}", driver::log_tail(driver.log_path()))
+                    }
+                    None => err.to_string(),
+                },
+            })?;
+        Ok(Session::new(
+            client,
+            profile,
+            self.config.webdriver_url.is_none(),
+        ))
+    }
+
+    fn capabilities(&self, profile: &Path) -> Capabilities {
+        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|f| (*f).to_owned()).collect();
+        if self.config.headless {
+            args.push("--headless".into());
+        }
+        args.push(format!(
+            "--window-size={},{}",
+            self.config.window_width, self.config.window_height
+        ));
+        if self.driver.is_some() {
+            args.push(format!("--user-data-dir={}", profile.display()));
+        }
+        let mut chrome = json!({ "args": args });
+        if let (Some(binary), Some(_)) = (&self.chrome_binary, &self.driver) {
+            chrome["binary"] = json!(binary);
+        }
+        let mut caps = Capabilities::new();
+        caps.insert("browserName".into(), json!("chrome"));
+        caps.insert("goog:chromeOptions".into(), chrome);
+        caps.insert("pageLoadStrategy".into(), json!("normal"));
+        caps.insert(
+            "unhandledPromptBehavior".into(),
+            json!("dismiss and notify"),
+        );
+        caps
+    }
+}
+
+/// One browser session (a browser process), kept by a worker and reset between scenarios.
+#[derive(Debug)]
+pub struct Session {
+    client: fantoccini::Client,
+    /// Origins this session has visited since its last reset, whose storage reset clears.
+    visited: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    chromium: bool,
+    _profile: tempfile::TempDir,
+}
+
+impl Session {
+    fn new(client: fantoccini::Client, profile: tempfile::TempDir, chromium: bool) -> Self {
+        Self {
+            client,
+            visited: Default::default(),
+            chromium,
+            _profile: profile,
+        }
+    }
+
+    /// The underlying fantoccini client, for embedders that need a command Windup lacks.
+    pub fn client(&self) -> &fantoccini::Client {
+        &self.client
+    }
+
+    /// Navigates and waits for the page to load.
+    pub async fn goto(&self, url: &str) -> Result<(), BrowserError> {
+        self.client
+            .goto(url)
+            .await
+            .map_err(|e| BrowserError::command(format!("goto {url}"), e))?;
+        self.remember_origin(url);
+        Ok(())
+    }
+
+    /// The current URL.
+    pub async fn current_url(&self) -> Result<url::Url, BrowserError> {
+        self.client
+            .current_url()
+            .await
+            .map_err(|e| BrowserError::command("read the current URL", e))
+    }
+
+    /// Runs a script in the page and returns what it returns (`return …;`).
+    pub async fn execute_script(&self, script: &str) -> Result<Value, BrowserError> {
+        self.execute("run a script", script, vec![]).await
+    }
+
+    /// Runs an injected script; `during` names the step for error messages.
+    pub(crate) async fn execute(
+        &self,
+        during: &str,
+        script: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, BrowserError> {
+        self.client
+            .execute(script, args)
+            .await
+            .map_err(|e| BrowserError::command(during, e))
+    }
+
+    pub(crate) async fn execute_async(
+        &self,
+        during: &str,
+        script: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, BrowserError> {
+        self.client
+            .execute_async(script, args)
+            .await
+            .map_err(|e| BrowserError::command(during, e))
+    }
+
+    /// A PNG of the viewport, written to `path` (parent directories created).
+    pub async fn screenshot(&self, path: &Path) -> Result<(), BrowserError> {
+        let png = self
+            .client
+            .screenshot()
+            .await
+            .map_err(|e| BrowserError::command("take a screenshot", e))?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| BrowserError::Profile {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+        std::fs::write(path, png).map_err(|source| BrowserError::Profile {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
+    /// Back to a blank slate, the WebDriver analogue of a fresh browser context: storage of the
+    /// current page, every cookie, the storage of every origin visited, then `about:blank`.
+    pub async fn reset(&self) -> Result<(), BrowserError> {
+        self.execute(
+            "reset storage",
+            "try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}",
+            vec![],
+        )
+        .await?;
+        let origins = std::mem::take(&mut *self.visited.lock().unwrap_or_else(|p| p.into_inner()));
+        if self.chromium {
+            self.cdp("Network.clearBrowserCookies", json!({})).await?;
+            for origin in origins {
+                self.cdp(
+                    "Storage.clearDataForOrigin",
+                    json!({ "origin": origin, "storageTypes": "all" }),
+                )
+                .await?;
+            }
+        } else {
+            self.client
+                .delete_all_cookies()
+                .await
+                .map_err(|e| BrowserError::command("delete cookies", e))?;
+        }
+        self.client
+            .goto("about:blank")
+            .await
+            .map_err(|e| BrowserError::command("open about:blank", e))
+    }
+
+    /// Ends the session and its browser process.
+    pub async fn close(self) -> Result<(), BrowserError> {
+        self.client
+            .close()
+            .await
+            .map_err(|e| BrowserError::command("close the session", e))
+    }
+
+    /// Records the origin of a URL the session is on, so that reset can clear its storage.
+    pub(crate) fn remember_origin(&self, url: &str) {
+        if let Ok(parsed) = url::Url::parse(url) {
+            if matches!(parsed.scheme(), "http" | "https") {
+                let origin = parsed.origin().ascii_serialization();
+                self.visited
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(origin);
+            }
+        }
+    }
+
+    /// A Chrome DevTools command through chromedriver's `goog/cdp/execute` endpoint.
+    async fn cdp(&self, cmd: &'static str, params: Value) -> Result<Value, BrowserError> {
+        self.client
+            .issue_cmd(CdpCommand { cmd, params })
+            .await
+            .map_err(|e| BrowserError::command(cmd, e))
+    }
+}
+
+#[derive(Debug)]
+struct CdpCommand {
+    cmd: &'static str,
+    params: Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for CdpCommand {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({ "cmd": self.cmd, "params": self.params });
+        (http::Method::POST, Some(body.to_string()))
+    }
+}

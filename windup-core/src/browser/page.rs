@@ -1,0 +1,227 @@
+//! Conditions on the live page: the actionability gate and the postcondition probe. Each is one
+//! injected script per poll; the script itself waits for the next DOM change before answering
+//! "not yet", so polling follows the page rather than a clock.
+
+use std::time::Instant;
+
+use fantoccini::elements::{Element, ElementRef};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{BrowserError, Session};
+
+const COMMON_JS: &str = include_str!("js/common.js");
+const GATE_JS: &str = include_str!("js/gate.js");
+const VERIFY_JS: &str = include_str!("js/verify.js");
+/// The key WebDriver uses for an element reference inside script results.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// What an action needs of its element before Windup acts on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateMode {
+    /// Attached and visible (wait_for).
+    Visible,
+    /// Visible, enabled, stable and receiving the pointer; a hidden checkbox or radio is clicked
+    /// through its visible label, as a person would.
+    Click,
+    /// As `Click`, and an editable text control.
+    Fill,
+    /// As `Click`, and a `<select>`.
+    Select,
+    /// As `Click`, and a checkbox or radio (or the label of one).
+    Check,
+}
+
+impl GateMode {
+    fn as_str(self) -> &'static str {
+        match self {
+            GateMode::Visible => "visible",
+            GateMode::Click => "click",
+            GateMode::Fill => "fill",
+            GateMode::Select => "select",
+            GateMode::Check => "check",
+        }
+    }
+}
+
+/// An element that passed the gate, ready to be acted on.
+#[derive(Debug, Clone)]
+pub struct Actionable {
+    /// The element to act on: the match itself, or the visible label of a hidden control.
+    pub element: Element,
+    /// A short description of the matched element (`button#buy "Add to cart"`).
+    pub described: String,
+    /// How many elements the selector matched.
+    pub matches: usize,
+    /// For checkboxes and radios: whether the control is checked now.
+    pub checked: Option<bool>,
+}
+
+/// Why the gate has not passed (yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeState {
+    Loading,
+    Missing,
+    Hidden,
+    Disabled,
+    NotEditable,
+    Unstable,
+    Covered,
+    InvalidSelector,
+    /// The page script failed, for example because the page navigated under it.
+    Error,
+}
+
+impl ProbeState {
+    /// Whether waiting longer cannot change the answer.
+    pub fn is_final(self) -> bool {
+        matches!(self, ProbeState::InvalidSelector)
+    }
+}
+
+/// The gate's last answer when it did not pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    pub state: ProbeState,
+    /// What was seen, in words: "the element exists but is covered by div#overlay".
+    pub detail: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct GateAnswer {
+    status: String,
+    #[serde(default)]
+    detail: Option<String>,
+    #[serde(default)]
+    element: Option<Value>,
+    #[serde(default)]
+    described: Option<String>,
+    #[serde(default)]
+    count: Option<usize>,
+    #[serde(default)]
+    checked: Option<bool>,
+}
+
+/// One postcondition's answer from the page.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct CheckAnswer {
+    pub ok: bool,
+    #[serde(default)]
+    pub seen: Option<String>,
+}
+
+impl Session {
+    /// Polls the gate for `selector` until it passes or `deadline` comes; the error side is the
+    /// last refusal, for the failure message.
+    pub async fn wait_actionable(
+        &self,
+        selector: &str,
+        mode: GateMode,
+        deadline: Instant,
+    ) -> Result<Result<Actionable, Probe>, BrowserError> {
+        loop {
+            let answer = self.gate(selector, mode).await?;
+            match answer {
+                Ok(actionable) => return Ok(Ok(actionable)),
+                Err(probe) if probe.state.is_final() || Instant::now() >= deadline => {
+                    return Ok(Err(probe));
+                }
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// One pass of the gate.
+    pub async fn gate(
+        &self,
+        selector: &str,
+        mode: GateMode,
+    ) -> Result<Result<Actionable, Probe>, BrowserError> {
+        let script = format!("{COMMON_JS}\n{GATE_JS}");
+        let args = vec![json!(selector), json!(mode.as_str())];
+        let raw = match self
+            .execute_async("actionability check", &script, args)
+            .await
+        {
+            Ok(raw) => raw,
+            // A script interrupted by a navigation is "not yet", not a failure.
+            Err(BrowserError::Command { reason, .. }) => {
+                return Ok(Err(Probe {
+                    state: ProbeState::Error,
+                    detail: format!("the page changed while it was being checked ({reason})"),
+                }));
+            }
+            Err(err) => return Err(err),
+        };
+        let answer: GateAnswer =
+            serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
+                during: "actionability check".into(),
+                value: raw.to_string(),
+            })?;
+        if answer.status != "ok" {
+            let state = serde_json::from_value(json!(answer.status)).unwrap_or(ProbeState::Error);
+            return Ok(Err(Probe {
+                state,
+                detail: answer.detail.unwrap_or_else(|| answer.status.clone()),
+            }));
+        }
+        let element = answer
+            .element
+            .as_ref()
+            .and_then(|e| e.get(ELEMENT_KEY))
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Script {
+                during: "actionability check".into(),
+                value: raw.to_string(),
+            })?;
+        Ok(Ok(Actionable {
+            element: Element::from_element_id(
+                self.client.clone(),
+                ElementRef::from(element.to_owned()),
+            ),
+            described: answer.described.unwrap_or_default(),
+            matches: answer.count.unwrap_or(1),
+            checked: answer.checked,
+        }))
+    }
+
+    /// Evaluates page-side postconditions once (after at most one wait for a DOM change).
+    pub(crate) async fn check(&self, checks: &[Value]) -> Result<Vec<CheckAnswer>, BrowserError> {
+        let script = format!("{COMMON_JS}\n{VERIFY_JS}");
+        let raw = match self
+            .execute_async("postcondition check", &script, vec![json!(checks)])
+            .await
+        {
+            Ok(raw) => raw,
+            Err(BrowserError::Command { reason, .. }) => {
+                let seen = format!("the page changed while it was being checked ({reason})");
+                return Ok(checks
+                    .iter()
+                    .map(|_| CheckAnswer {
+                        ok: false,
+                        seen: Some(seen.clone()),
+                    })
+                    .collect());
+            }
+            Err(err) => return Err(err),
+        };
+        serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
+            during: "postcondition check".into(),
+            value: raw.to_string(),
+        })
+    }
+}
+
+impl Session {
+    /// Waits in the page for the next DOM change, at most 100 ms; navigation ends it early.
+    pub(crate) async fn wait_for_change(&self) {
+        let script = format!(
+            "{COMMON_JS}\nconst done = arguments[0]; W.nextChange(100).then(() => done(null));"
+        );
+        // A navigation interrupting the wait is itself the change being waited for.
+        let _ = self
+            .execute_async("wait for a change", &script, vec![])
+            .await;
+    }
+}

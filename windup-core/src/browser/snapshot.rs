@@ -1,0 +1,66 @@
+//! The page snapshot: one injected script that returns the interactive elements and a compact
+//! outline. It feeds the offline planner, the model prompt, the page signature and the site map.
+
+use serde::{Deserialize, Serialize};
+
+use super::{BrowserError, Session};
+
+const COMMON_JS: &str = include_str!("js/common.js");
+const SNAPSHOT_JS: &str = include_str!("js/snapshot.js");
+
+/// What a page offers a person, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageSnapshot {
+    pub url: String,
+    pub title: String,
+    pub elements: Vec<ElementInfo>,
+    /// An accessibility-style outline: landmarks, headings, controls and short texts, indented.
+    pub outline: String,
+}
+
+/// One interactive element of a page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElementInfo {
+    pub tag: String,
+    pub role: Option<String>,
+    /// Accessible name: aria-labelledby, aria-label, label, alt, text, title or placeholder.
+    pub name: Option<String>,
+    pub label: Option<String>,
+    pub test_id: Option<String>,
+    pub placeholder: Option<String>,
+    pub input_type: Option<String>,
+    /// Selectors that find exactly this element, most stable first; the last is structural.
+    pub selectors: Vec<String>,
+    pub visible: bool,
+    pub enabled: bool,
+    #[serde(rename = "box")]
+    pub bounds: ElementBox,
+}
+
+/// An element's box in page coordinates (CSS pixels).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ElementBox {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Session {
+    /// Takes a snapshot of the current page.
+    pub async fn snapshot(&self) -> Result<PageSnapshot, BrowserError> {
+        let script = format!("{COMMON_JS}\n{SNAPSHOT_JS}");
+        let raw = self.execute("page snapshot", &script, vec![]).await?;
+        serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
+            during: "page snapshot".into(),
+            value: format!("{err}: {}", truncate(&raw.to_string(), 300)),
+        })
+    }
+}
+
+fn truncate(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}

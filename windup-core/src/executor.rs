@@ -1,0 +1,506 @@
+//! The deterministic loop: open the start page, then for each action gate, act and verify.
+//! No model is involved; the same plan on the same page does the same thing every time.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use fantoccini::key::Key;
+use url::Url;
+
+use crate::browser::{BrowserError, GateMode, Probe, Session};
+use crate::plan::{Action, ActionKind, Plan};
+use crate::verifier::{self, Unmet};
+
+/// How the executor runs plans.
+#[derive(Debug, Clone)]
+pub struct ExecOptions {
+    /// Plans carry paths; they are joined to this URL.
+    pub base_url: Url,
+    /// The deadline of an action that sets no `timeout_ms`.
+    pub default_timeout: Duration,
+    /// Where screenshots of failures are written.
+    pub artifacts_dir: PathBuf,
+    /// Origins besides the base URL's that a `goto` may open (`https://accounts.example`).
+    pub allowed_origins: Vec<String>,
+}
+
+impl ExecOptions {
+    pub fn new(base_url: Url) -> Self {
+        Self {
+            base_url,
+            default_timeout: Duration::from_secs(5),
+            artifacts_dir: PathBuf::from(".windup/artifacts"),
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+/// Resolves a `value_ref` (`account.password`) at the moment it is typed. The value is handed
+/// straight to WebDriver and is never stored, logged or put in an error.
+pub trait ValueSource: Send + Sync {
+    fn resolve(&self, reference: &str) -> Option<String>;
+}
+
+/// A source with no values: every `value_ref` fails with a message saying so.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoValues;
+
+impl ValueSource for NoValues {
+    fn resolve(&self, _reference: &str) -> Option<String> {
+        None
+    }
+}
+
+/// What a passing run did.
+#[derive(Debug, Clone)]
+pub struct Execution {
+    pub actions: Vec<ActionRecord>,
+    pub duration: Duration,
+    pub final_url: String,
+}
+
+/// One action as it ran.
+#[derive(Debug, Clone)]
+pub struct ActionRecord {
+    pub id: String,
+    pub kind: ActionKind,
+    pub duration: Duration,
+}
+
+/// Why a step failed.
+#[derive(Debug)]
+pub enum FailureCause {
+    /// The element never became actionable; the last thing the gate saw.
+    NotActionable { probe: Probe, waited: Duration },
+    /// Postconditions that did not hold by the deadline.
+    Unmet(Vec<Unmet>),
+    /// The action could not be carried out as planned (an option that does not exist, a
+    /// `goto` to a foreign origin, a value that cannot be resolved).
+    Refused(String),
+    /// The browser failed under the action.
+    Browser(BrowserError),
+}
+
+impl std::fmt::Display for FailureCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailureCause::NotActionable { probe, waited } => {
+                write!(f, "{} (waited {} ms)", probe.detail, waited.as_millis())
+            }
+            FailureCause::Unmet(unmet) => {
+                let lines: Vec<String> = unmet.iter().map(ToString::to_string).collect();
+                f.write_str(&lines.join("; "))
+            }
+            FailureCause::Refused(reason) => f.write_str(reason),
+            FailureCause::Browser(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+/// A failed step, with the evidence a person needs to see why.
+#[derive(Debug)]
+pub struct StepFailure {
+    pub scenario_id: String,
+    pub action_id: String,
+    /// 1-based position in the plan; 0 for opening the start page.
+    pub position: usize,
+    pub of: usize,
+    pub kind: Option<ActionKind>,
+    pub selector: Option<String>,
+    pub cause: FailureCause,
+    /// The page URL when the step failed, when it could be read.
+    pub url: Option<String>,
+    /// A screenshot taken at that moment, when one could be taken.
+    pub screenshot: Option<PathBuf>,
+}
+
+impl std::fmt::Display for StepFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "scenario {:?}, ", self.scenario_id)?;
+        match self.kind {
+            Some(kind) => write!(
+                f,
+                "action {:?} (#{} of {}, {kind}",
+                self.action_id, self.position, self.of
+            )?,
+            None => write!(f, "opening the start page ({}", self.action_id)?,
+        }
+        if let Some(selector) = &self.selector {
+            write!(f, " {selector}")?;
+        }
+        write!(f, "): {}", self.cause)?;
+        if let Some(url) = &self.url {
+            write!(f, "\n  page: {url}")?;
+        }
+        if let Some(path) = &self.screenshot {
+            write!(f, "\n  screenshot: {}", path.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for StepFailure {}
+
+/// Runs plans on one session.
+pub struct Executor<'a> {
+    session: &'a Session,
+    options: &'a ExecOptions,
+    values: &'a dyn ValueSource,
+}
+
+impl<'a> Executor<'a> {
+    pub fn new(
+        session: &'a Session,
+        options: &'a ExecOptions,
+        values: &'a dyn ValueSource,
+    ) -> Self {
+        Self {
+            session,
+            options,
+            values,
+        }
+    }
+
+    /// Runs a plan from its start page to its last postcondition.
+    pub async fn run(&self, plan: &Plan) -> Result<Execution, Box<StepFailure>> {
+        let started = Instant::now();
+        let of = plan.actions.len();
+        let opening = async {
+            let url = self.resolve_url(&plan.start_url)?;
+            self.session
+                .goto(url.as_str())
+                .await
+                .map_err(FailureCause::Browser)
+        };
+        if let Err(cause) = opening.await {
+            let start = plan.start_url.clone();
+            return Err(self.failure(plan, start, 0, None, None, cause).await);
+        }
+        let mut records = Vec::with_capacity(of);
+        for (index, action) in plan.actions.iter().enumerate() {
+            let action_started = Instant::now();
+            if let Err(cause) = self.run_action(action).await {
+                let selector = action.target.as_ref().map(|t| t.selector.clone());
+                return Err(self
+                    .failure(
+                        plan,
+                        action.id.clone(),
+                        index + 1,
+                        Some(action.kind),
+                        selector,
+                        cause,
+                    )
+                    .await);
+            }
+            records.push(ActionRecord {
+                id: action.id.clone(),
+                kind: action.kind,
+                duration: action_started.elapsed(),
+            });
+        }
+        let final_url = match self.session.current_url().await {
+            Ok(url) => url.to_string(),
+            Err(err) => {
+                return Err(self
+                    .failure(
+                        plan,
+                        "end".into(),
+                        of,
+                        None,
+                        None,
+                        FailureCause::Browser(err),
+                    )
+                    .await);
+            }
+        };
+        Ok(Execution {
+            actions: records,
+            duration: started.elapsed(),
+            final_url,
+        })
+    }
+
+    async fn run_action(&self, action: &Action) -> Result<(), FailureCause> {
+        let timeout = action
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.options.default_timeout);
+        let started = Instant::now();
+        let deadline = started + timeout;
+        match action.kind {
+            ActionKind::Goto => {
+                let url = self.resolve_url(required(&action.url, "url")?)?;
+                self.session
+                    .goto(url.as_str())
+                    .await
+                    .map_err(FailureCause::Browser)?;
+            }
+            ActionKind::Click => {
+                self.click(action, GateMode::Click, deadline, started)
+                    .await?;
+            }
+            ActionKind::Fill => {
+                let text = self.fill_value(action)?;
+                let element = self.gate(action, GateMode::Fill, deadline, started).await?;
+                let typed = async {
+                    element.element.clear().await?;
+                    element.element.send_keys(&text).await
+                };
+                typed.await.map_err(|e| {
+                    FailureCause::Browser(BrowserError::command("type into the field", e))
+                })?;
+            }
+            ActionKind::Select => {
+                let option = required(&action.value, "value")?;
+                let element = self
+                    .gate(action, GateMode::Select, deadline, started)
+                    .await?;
+                let by_label = element.element.select_by_label(option).await;
+                if by_label.is_err() && element.element.select_by_value(option).await.is_err() {
+                    return Err(FailureCause::Refused(format!(
+                        "the list {} has no option labelled or valued {option:?}",
+                        element.described
+                    )));
+                }
+            }
+            ActionKind::Check | ActionKind::Uncheck => {
+                let want = action.kind == ActionKind::Check;
+                let element = self
+                    .gate(action, GateMode::Check, deadline, started)
+                    .await?;
+                if element.checked != Some(want) {
+                    self.click(action, GateMode::Check, deadline, started)
+                        .await?;
+                    self.wait_checked(action, want, deadline, started).await?;
+                }
+            }
+            ActionKind::Press => {
+                let name = required(&action.key, "key")?;
+                let key = key_code(name).ok_or_else(|| {
+                    FailureCause::Refused(format!("{name:?} is not a key Windup can press"))
+                })?;
+                let focused = self.session.client().active_element().await.map_err(|e| {
+                    FailureCause::Browser(BrowserError::command("find the focused element", e))
+                })?;
+                focused
+                    .send_keys(&char::from(key).to_string())
+                    .await
+                    .map_err(|e| {
+                        FailureCause::Browser(BrowserError::command(format!("press {name}"), e))
+                    })?;
+            }
+            ActionKind::WaitFor => {
+                self.gate(action, GateMode::Visible, deadline, started)
+                    .await?;
+            }
+            ActionKind::Use => {
+                return Err(FailureCause::Refused(format!(
+                    "fragment {:?} cannot be run: this executor has no fragment catalogue",
+                    action.use_fragment.as_deref().unwrap_or_default()
+                )));
+            }
+        }
+        if let Ok(url) = self.session.current_url().await {
+            self.session.remember_origin(url.as_str());
+        }
+        // Postconditions get the action's full timeout from the moment the act is done.
+        let verify_deadline = Instant::now() + timeout;
+        verifier::verify(
+            self.session,
+            &self.options.base_url,
+            &action.expect,
+            verify_deadline,
+        )
+        .await
+        .map_err(FailureCause::Browser)?
+        .map_err(FailureCause::Unmet)
+    }
+
+    /// Clicks once the element is actionable. A click that loses a race with the page (the
+    /// element moved or got covered after the gate passed) is gated again, up to the deadline.
+    async fn click(
+        &self,
+        action: &Action,
+        mode: GateMode,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<(), FailureCause> {
+        loop {
+            let element = self.gate(action, mode, deadline, started).await?;
+            match element.element.click().await {
+                Ok(()) => return Ok(()),
+                Err(err)
+                    if Instant::now() < deadline
+                        && (err.is_element_not_interactable()
+                            || err.is_stale_element_reference()
+                            || err.to_string().contains("click intercepted")) => {}
+                Err(err) => {
+                    return Err(FailureCause::Browser(BrowserError::command(
+                        format!("click {}", element.described),
+                        err,
+                    )));
+                }
+            }
+        }
+    }
+
+    async fn gate(
+        &self,
+        action: &Action,
+        mode: GateMode,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<crate::browser::Actionable, FailureCause> {
+        let target = action
+            .target
+            .as_ref()
+            .ok_or_else(|| FailureCause::Refused("the action has no target".into()))?;
+        self.session
+            .wait_actionable(&target.selector, mode, deadline)
+            .await
+            .map_err(FailureCause::Browser)?
+            .map_err(|probe| FailureCause::NotActionable {
+                probe,
+                waited: started.elapsed(),
+            })
+    }
+
+    /// After a click on a checkbox (or its label), waits for the control to take the state.
+    async fn wait_checked(
+        &self,
+        action: &Action,
+        want: bool,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<(), FailureCause> {
+        loop {
+            let element = self
+                .gate(action, GateMode::Check, deadline, started)
+                .await?;
+            if element.checked == Some(want) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let state = if want { "checked" } else { "unchecked" };
+                return Err(FailureCause::Refused(format!(
+                    "{} did not become {state} after it was clicked",
+                    element.described
+                )));
+            }
+            self.session.wait_for_change().await;
+        }
+    }
+
+    fn fill_value(&self, action: &Action) -> Result<String, FailureCause> {
+        match (&action.value, &action.value_ref) {
+            (Some(value), None) => Ok(value.clone()),
+            (None, Some(reference)) => self.values.resolve(reference).ok_or_else(|| {
+                FailureCause::Refused(format!(
+                    "{reference} has no value: set it in the environment (see [accounts] in windup.toml)"
+                ))
+            }),
+            _ => Err(FailureCause::Refused(
+                "a fill needs exactly one of value or value_ref".into(),
+            )),
+        }
+    }
+
+    /// Joins a plan URL to the base URL and refuses origins the run does not allow.
+    fn resolve_url(&self, raw: &str) -> Result<Url, FailureCause> {
+        let url =
+            self.options.base_url.join(raw).map_err(|err| {
+                FailureCause::Refused(format!("{raw:?} is not a valid URL ({err})"))
+            })?;
+        let origin = url.origin().ascii_serialization();
+        let allowed = url.origin() == self.options.base_url.origin()
+            || self
+                .options
+                .allowed_origins
+                .iter()
+                .any(|o| o.trim_end_matches('/') == origin);
+        if allowed {
+            Ok(url)
+        } else {
+            Err(FailureCause::Refused(format!(
+                "refusing to open {url}: {origin} is not the scenario's origin ({}); \
+                 add it to the allowed origins in windup.toml if it should be",
+                self.options.base_url.origin().ascii_serialization()
+            )))
+        }
+    }
+
+    async fn failure(
+        &self,
+        plan: &Plan,
+        action_id: String,
+        position: usize,
+        kind: Option<ActionKind>,
+        selector: Option<String>,
+        cause: FailureCause,
+    ) -> Box<StepFailure> {
+        let url = self.session.current_url().await.ok().map(|u| u.to_string());
+        let path = self
+            .options
+            .artifacts_dir
+            .join("screenshots")
+            .join(file_safe(&plan.scenario_id))
+            .join(format!("{}.png", file_safe(&action_id)));
+        let screenshot = match self.session.screenshot(&path).await {
+            Ok(()) => Some(path),
+            Err(_) => None,
+        };
+        Box::new(StepFailure {
+            scenario_id: plan.scenario_id.clone(),
+            action_id,
+            position,
+            of: plan.actions.len(),
+            kind,
+            selector,
+            cause,
+            url,
+            screenshot,
+        })
+    }
+}
+
+fn required<'v>(value: &'v Option<String>, field: &str) -> Result<&'v str, FailureCause> {
+    value
+        .as_deref()
+        .ok_or_else(|| FailureCause::Refused(format!("the action has no {field}")))
+}
+
+/// The WebDriver key for a key name of the step language.
+pub fn key_code(name: &str) -> Option<Key> {
+    Some(match name {
+        "Enter" => Key::Enter,
+        "Tab" => Key::Tab,
+        "Escape" => Key::Escape,
+        "Backspace" => Key::Backspace,
+        "Delete" => Key::Delete,
+        "Space" => Key::Space,
+        "ArrowUp" => Key::Up,
+        "ArrowDown" => Key::Down,
+        "ArrowLeft" => Key::Left,
+        "ArrowRight" => Key::Right,
+        "Home" => Key::Home,
+        "End" => Key::End,
+        "PageUp" => Key::PageUp,
+        "PageDown" => Key::PageDown,
+        _ => return None,
+    })
+}
+
+/// A name safe to use as one path component.
+fn file_safe(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.is_empty() { "_".into() } else { safe }
+}

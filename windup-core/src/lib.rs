@@ -1,0 +1,13 @@
+//! Windup's engine: plans, the browser boundary, the deterministic executor and the verifier.
+//!
+//! A scenario is planned once into a [`plan::Plan`] — plain data — which the [`executor`] runs
+//! in a real browser over WebDriver and the [`verifier`] checks without any model.
+
+pub mod browser;
+pub mod executor;
+pub mod plan;
+pub mod verifier;
+
+pub use browser::{Browser, BrowserConfig, BrowserError, Session};
+pub use executor::{ExecOptions, Execution, Executor, StepFailure};
+pub use plan::{Action, ActionKind, Identity, Plan, Postcondition, Target};

@@ -1,0 +1,289 @@
+//! Plans: the data a scenario is planned into, and the only thing the executor runs.
+//!
+//! A plan is a list of browser actions with selectors and postconditions. It has no
+//! conditionals, loops or free code, so a page can never make Windup run anything else.
+//! `plan.schema.json` is the authority on its shape; [`validate`] adds the semantic rules.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod error;
+mod rules;
+mod sanitize;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+pub use error::{ActionRef, PlanError, Problem, Rule};
+pub use rules::{Rules, key_names, validate};
+pub use sanitize::sanitize;
+pub use schema::PLAN_SCHEMA;
+
+/// The plan format version this build reads and writes.
+pub const PLAN_VERSION: &str = "0.1";
+
+/// A planned scenario: what to open, then the actions to take in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub plan_version: String,
+    pub scenario_id: String,
+    pub task: String,
+    /// A path joined to the base URL (keeps plans portable between environments).
+    pub start_url: String,
+    pub generated_by: GeneratedBy,
+    pub actions: Vec<Action>,
+}
+
+/// Who produced a plan, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratedBy {
+    /// `offline`, `llm` or `hand`.
+    pub planner: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// RFC 3339 timestamp.
+    pub at: String,
+}
+
+/// One browser action. The wire form is flat (DESIGN.md); which fields an action needs
+/// depends on its [`ActionKind`] and is checked by [`validate`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: ActionKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// A reference to an account key (`account.password`), resolved at the WebDriver call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_ref: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(rename = "use", default, skip_serializing_if = "Option::is_none")]
+    pub use_fragment: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<Postcondition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// What an action does; the wire name is [`ActionKind::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    Goto,
+    Click,
+    Fill,
+    Select,
+    Check,
+    Uncheck,
+    Press,
+    WaitFor,
+    Use,
+}
+
+impl ActionKind {
+    /// Every action type, in the order the schema lists them.
+    pub const ALL: [ActionKind; 9] = [
+        ActionKind::Goto,
+        ActionKind::Click,
+        ActionKind::Fill,
+        ActionKind::Select,
+        ActionKind::Check,
+        ActionKind::Uncheck,
+        ActionKind::Press,
+        ActionKind::WaitFor,
+        ActionKind::Use,
+    ];
+
+    /// The name used in plans and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Goto => "goto",
+            ActionKind::Click => "click",
+            ActionKind::Fill => "fill",
+            ActionKind::Select => "select",
+            ActionKind::Check => "check",
+            ActionKind::Uncheck => "uncheck",
+            ActionKind::Press => "press",
+            ActionKind::WaitFor => "wait_for",
+            ActionKind::Use => "use",
+        }
+    }
+
+    /// Whether this kind acts on an element and so needs a target.
+    pub fn needs_target(self) -> bool {
+        matches!(
+            self,
+            ActionKind::Click
+                | ActionKind::Fill
+                | ActionKind::Select
+                | ActionKind::Check
+                | ActionKind::Uncheck
+                | ActionKind::WaitFor
+        )
+    }
+}
+
+impl std::fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The element an action is planned for: how to find it, and what it was when planned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// CSS selector; stable attributes first (`data-testid`, `id`, `name`, `aria-label`).
+    pub selector: String,
+    pub identity: Identity,
+}
+
+/// What an element was when it was planned; a replay must find the same thing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    pub tag: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Accessible name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// Something that must hold after an action; checked without any model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Postcondition {
+    ElementVisible {
+        selector: String,
+    },
+    ElementHidden {
+        selector: String,
+    },
+    TextVisible {
+        text: String,
+    },
+    TextAbsent {
+        text: String,
+    },
+    /// A glob matched against the URL's path (and query), or the whole URL when it has a scheme.
+    UrlMatches {
+        pattern: String,
+    },
+    InputValue {
+        selector: String,
+        value: String,
+    },
+}
+
+impl Postcondition {
+    /// Every postcondition kind, in the order the schema lists them.
+    pub const KINDS: [&'static str; 6] = [
+        "element_visible",
+        "element_hidden",
+        "text_visible",
+        "text_absent",
+        "url_matches",
+        "input_value",
+    ];
+
+    /// The name used in plans and messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Postcondition::ElementVisible { .. } => "element_visible",
+            Postcondition::ElementHidden { .. } => "element_hidden",
+            Postcondition::TextVisible { .. } => "text_visible",
+            Postcondition::TextAbsent { .. } => "text_absent",
+            Postcondition::UrlMatches { .. } => "url_matches",
+            Postcondition::InputValue { .. } => "input_value",
+        }
+    }
+}
+
+impl Plan {
+    /// Reads a trusted plan file (a lockfile, a cache entry): JSON syntax, then
+    /// `plan.schema.json`, then the plan types, then the semantic rules. Unknown fields are
+    /// errors here; only model output is sanitized ([`parse_model_output`]).
+    pub fn from_json_str(s: &str, rules: &Rules) -> Result<Plan, PlanError> {
+        let value: Value = serde_json::from_str(s).map_err(|err| PlanError::syntax(&err))?;
+        from_checked_value(value, rules)
+    }
+
+    /// The plan as reviewable JSON: fields in a fixed order, pretty-printed, ending in a newline.
+    /// [`Plan::from_json_str`] reads it back unchanged.
+    pub fn to_json_pretty(&self) -> String {
+        let mut json = serde_json::to_string_pretty(self)
+            .expect("a plan has only string keys and plain values, so it always serializes");
+        json.push('\n');
+        json
+    }
+}
+
+/// Reads a plan a model produced: [`sanitize`], then `plan.schema.json`, then the plan
+/// types, then the semantic rules.
+pub fn parse_model_output(output: Value, rules: &Rules) -> Result<Plan, PlanError> {
+    from_checked_value(sanitize(output), rules)
+}
+
+fn from_checked_value(value: Value, rules: &Rules) -> Result<Plan, PlanError> {
+    let scenario_id = value
+        .get("scenario_id")
+        .and_then(Value::as_str)
+        .filter(|id| id.chars().count() <= 200)
+        .map(str::to_owned);
+    PlanError::check(scenario_id.as_deref(), schema::problems(&value))?;
+    let plan: Plan = match Plan::deserialize(&value) {
+        Ok(plan) => plan,
+        Err(err) => {
+            return Err(PlanError::Invalid {
+                scenario_id,
+                problems: vec![shape_problem(&value, &err)],
+            });
+        }
+    };
+    PlanError::check(Some(&plan.scenario_id), rules::check(&plan, rules))?;
+    Ok(plan)
+}
+
+/// Locates a value the schema let through but the types cannot hold (such as `5000.0` for a
+/// timeout) at its action, since serde's message does not say where it is.
+fn shape_problem(value: &Value, err: &serde_json::Error) -> Problem {
+    let actions = value.get("actions").and_then(Value::as_array);
+    for (index, action) in actions.into_iter().flatten().enumerate() {
+        if let Err(err) = Action::deserialize(action) {
+            let at = ActionRef {
+                index,
+                id: action
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|id| !id.is_empty() && id.chars().count() <= 64)
+                    .map(str::to_owned),
+                kind: None,
+            };
+            return Problem::action(
+                at,
+                Rule::Shape,
+                format!(
+                    "does not fit the plan types: {err}; write whole numbers without a fraction"
+                ),
+            );
+        }
+    }
+    Problem::plan(
+        Rule::Shape,
+        format!("does not fit the plan types: {err}; compare it with plan.schema.json"),
+    )
+}
