@@ -1,1 +1,186 @@
-fn main() {}
+//! Replay time of the checkout plan on a warm session, next to the same flow written by hand as
+//! direct fantoccini calls. Both run interleaved on one session against examples/shop, with the
+//! session reset (not timed) before each run.
+//!
+//! `cargo bench --bench replay` (set WINDUP_BENCH_RUNS to change the number of timed runs).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, Locator};
+use windup::executor::NoValues;
+use windup::plan::{Plan, Rules};
+use windup::{Browser, BrowserConfig, ExecOptions, Executor, Session};
+
+#[tokio::main]
+async fn main() {
+    let runs: usize = std::env::var("WINDUP_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20);
+    let shop = windup_shop::spawn(Default::default())
+        .await
+        .expect("the shop starts");
+    let browser = Browser::launch(BrowserConfig::from_env())
+        .await
+        .expect("chromedriver starts");
+    let session = browser.new_session().await.expect("a session opens");
+    let plan_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/checkout-as-demo-user.plan.json");
+    let plan = Plan::from_json_str(
+        &std::fs::read_to_string(&plan_path).expect("the checkout plan"),
+        &Rules::default(),
+    )
+    .expect("a valid plan");
+    let artifacts = tempfile::tempdir().expect("a temporary directory");
+    let mut options = ExecOptions::new(shop.url().parse().expect("a URL"));
+    options.artifacts_dir = artifacts.path().to_owned();
+
+    let mut windup_times = Vec::with_capacity(runs);
+    let mut hand_times = Vec::with_capacity(runs);
+    // Two untimed rounds warm the session, the shop and the caches.
+    for round in 0..runs + 2 {
+        let windup = time(&session, async {
+            Executor::new(&session, &options, &NoValues)
+                .run(&plan)
+                .await
+                .unwrap_or_else(|f| panic!("the plan failed: {f}"));
+        })
+        .await;
+        let hand = time(&session, hand_written(session.client(), shop.url())).await;
+        if round >= 2 {
+            windup_times.push(windup);
+            hand_times.push(hand);
+        }
+    }
+    let windup = Summary::of(&mut windup_times);
+    let hand = Summary::of(&mut hand_times);
+    println!("checkout replay on a warm session, {runs} runs each, interleaved");
+    println!("  windup plan    {windup}");
+    println!("  hand-written   {hand}");
+    println!(
+        "  ratio (median windup / median hand-written): {:.2}x",
+        windup.median.as_secs_f64() / hand.median.as_secs_f64()
+    );
+    session.close().await.expect("the session closes");
+}
+
+/// Resets the session (untimed), then times one run.
+async fn time(session: &Session, run: impl std::future::Future<Output = ()>) -> Duration {
+    session.reset().await.expect("reset");
+    let started = Instant::now();
+    run.await;
+    started.elapsed()
+}
+
+/// The checkout as someone would write it with fantoccini directly: wait for each element (a
+/// tight 10 ms poll, since a click's navigation may still be under way), act, and at the end check
+/// the confirmation.
+async fn hand_written(client: &Client, base: &str) {
+    let find = |selector: &'static str| async move {
+        client
+            .wait()
+            .every(Duration::from_millis(10))
+            .for_element(Locator::Css(selector))
+            .await
+            .unwrap_or_else(|e| panic!("{selector}: {e}"))
+    };
+    client.goto(&format!("{base}/")).await.unwrap();
+    find("[data-testid=\"product-card-rust-mug\"] h2 a")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let quantity = find("#quantity").await;
+    quantity.clear().await.unwrap();
+    quantity.send_keys("2").await.unwrap();
+    find("[data-testid=\"add-to-cart\"]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    find("[data-testid=\"checkout-button\"]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    find("#email")
+        .await
+        .send_keys("demo@windup.test")
+        .await
+        .unwrap();
+    find("#password")
+        .await
+        .send_keys("demo-password-123")
+        .await
+        .unwrap();
+    find("form[action=\"/login\"] button[type=\"submit\"]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    find("#name").await.send_keys("Ferris Crab").await.unwrap();
+    find("#address")
+        .await
+        .send_keys("1 Rust Lane, Lisbon")
+        .await
+        .unwrap();
+    find("#country")
+        .await
+        .select_by_label("Germany")
+        .await
+        .unwrap();
+    find("label[for=\"terms\"]").await.click().await.unwrap();
+    find("[data-testid=\"place-order\"]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let number = find("[data-testid=\"order-number\"]").await;
+    assert!(number.text().await.unwrap().starts_with('#'));
+    let heading = find("h1").await.text().await.unwrap();
+    assert_eq!(heading, "Thank you for your order");
+    assert!(
+        client
+            .current_url()
+            .await
+            .unwrap()
+            .path()
+            .starts_with("/orders/")
+    );
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Summary {
+    median: Duration,
+    mean: Duration,
+    min: Duration,
+    max: Duration,
+}
+
+impl Summary {
+    fn of(times: &mut [Duration]) -> Self {
+        times.sort();
+        let total: Duration = times.iter().sum();
+        Self {
+            median: times[times.len() / 2],
+            mean: total / times.len() as u32,
+            min: times[0],
+            max: times[times.len() - 1],
+        }
+    }
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        write!(
+            f,
+            "median {:7.1} ms  mean {:7.1} ms  min {:7.1} ms  max {:7.1} ms",
+            ms(self.median),
+            ms(self.mean),
+            ms(self.min),
+            ms(self.max)
+        )
+    }
+}

@@ -19,7 +19,7 @@ fn target(selector: &str, tag: &str) -> serde_json::Value {
 async fn the_whole_checkout_runs_and_the_order_is_in_the_history() {
     let rig = Rig::start().await;
     let run = rig
-        .run(&plan_file("checkout"))
+        .run(&plan_file("checkout-as-demo-user"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     assert_eq!(run.actions.len(), 12);
@@ -292,7 +292,7 @@ async fn press_check_uncheck_and_select_do_what_a_person_would() {
     );
     rig.run(&search).await.unwrap_or_else(|f| panic!("{f}"));
 
-    rig.run(&plan_file("checkout"))
+    rig.run(&plan_file("checkout-as-demo-user"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     let toggles = plan(
@@ -333,7 +333,7 @@ async fn press_check_uncheck_and_select_do_what_a_person_would() {
 #[tokio::test]
 async fn reset_forgets_the_cart_and_the_login() {
     let rig = Rig::start().await;
-    rig.run(&plan_file("checkout"))
+    rig.run(&plan_file("checkout-as-demo-user"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     rig.session
@@ -421,7 +421,7 @@ async fn a_driver_that_dies_mid_run_is_an_error_not_a_panic() {
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);
     }
-    let failure = rig.fail(&plan_file("checkout")).await;
+    let failure = rig.fail(&plan_file("checkout-as-demo-user")).await;
     assert!(
         matches!(failure.cause, FailureCause::Browser(_)),
         "{failure}"
@@ -436,7 +436,7 @@ async fn a_driver_that_dies_mid_run_is_an_error_not_a_panic() {
 #[tokio::test]
 async fn the_snapshot_names_elements_as_a_person_would() {
     let rig = Rig::start().await;
-    rig.run(&plan_file("checkout"))
+    rig.run(&plan_file("checkout-as-demo-user"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     rig.session
@@ -506,5 +506,49 @@ async fn the_snapshot_names_elements_as_a_person_would() {
         "{}",
         snapshot.outline
     );
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn a_moving_element_is_not_clicked_until_it_stops() {
+    use windup::browser::{GateMode, ProbeState};
+    let rig = Rig::start().await;
+    rig.session
+        .goto(&format!("{}/products/rust-mug", rig.shop.url()))
+        .await
+        .unwrap();
+    rig.session
+        .execute_script(
+            "const style = document.createElement('style');
+             style.id = 'wobble';
+             style.textContent = '@keyframes wobble { from { transform: translateX(0) } to { transform: translateX(200px) } }\
+               [data-testid=\"add-to-cart\"] { animation: wobble 300ms linear infinite alternate; }';
+             document.head.appendChild(style);",
+        )
+        .await
+        .unwrap();
+    let selector = "[data-testid=\"add-to-cart\"]";
+    let deadline = Instant::now() + Duration::from_millis(500);
+    let probe = rig
+        .session
+        .wait_actionable(selector, GateMode::Click, deadline)
+        .await
+        .unwrap()
+        .expect_err("a wobbling button is never stable");
+    assert_eq!(probe.state, ProbeState::Unstable, "{probe:?}");
+    assert!(probe.detail.contains("is still moving"), "{probe:?}");
+
+    rig.session
+        .execute_script("document.getElementById('wobble').remove();")
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_millis(2000);
+    let ready = rig
+        .session
+        .wait_actionable(selector, GateMode::Click, deadline)
+        .await
+        .unwrap()
+        .expect("a still button passes the gate");
+    assert!(ready.described.contains("Add to cart"));
     rig.close().await;
 }

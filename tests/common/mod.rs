@@ -70,11 +70,11 @@ impl Rig {
     }
 }
 
-/// A plan from `tests/plans/NAME.json`.
+/// A plan lockfile from `scenarios/NAME.plan.json`.
 pub fn plan_file(name: &str) -> Plan {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/plans")
-        .join(format!("{name}.json"));
+        .join("scenarios")
+        .join(format!("{name}.plan.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     Plan::from_json_str(&text, &Rules::default())

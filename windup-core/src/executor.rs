@@ -300,9 +300,6 @@ impl<'a> Executor<'a> {
                 )));
             }
         }
-        if let Ok(url) = self.session.current_url().await {
-            self.session.remember_origin(url.as_str());
-        }
         // Postconditions get the action's full timeout from the moment the act is done.
         let verify_deadline = Instant::now() + timeout;
         verifier::verify(
@@ -503,4 +500,26 @@ fn file_safe(name: &str) -> String {
         })
         .collect();
     if safe.is_empty() { "_".into() } else { safe }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_a_plan_may_name_can_be_pressed() {
+        for name in crate::plan::key_names() {
+            assert!(key_code(name).is_some(), "{name} has no WebDriver key");
+        }
+        assert!(key_code("F13").is_none());
+    }
+
+    #[test]
+    fn file_names_keep_only_safe_characters() {
+        assert_eq!(
+            file_safe("checkout/as demo..user"),
+            "checkout_as_demo__user"
+        );
+        assert_eq!(file_safe(""), "_");
+    }
 }

@@ -101,6 +101,8 @@ struct GateAnswer {
     count: Option<usize>,
     #[serde(default)]
     checked: Option<bool>,
+    #[serde(default)]
+    origin: Option<String>,
 }
 
 /// One postcondition's answer from the page.
@@ -165,6 +167,9 @@ impl Session {
                 state,
                 detail: answer.detail.unwrap_or_else(|| answer.status.clone()),
             }));
+        }
+        if let Some(origin) = &answer.origin {
+            self.remember_origin(origin);
         }
         let element = answer
             .element

@@ -22,7 +22,7 @@ const [selector, mode, done] = arguments;
       : `${all.length} elements match, none visible (first: ${W.describe(all[0])}: ${W.hiddenReason(all[0])})`;
     return pending({ status: 'hidden', count: all.length, detail });
   }
-  const base = { count: all.length, described: W.describe(original) };
+  const base = { count: all.length, described: W.describe(original), origin: location.origin };
   if (mode === 'visible') return { ...base, status: 'ok', element: el };
   if (W.isDisabled(original)) return pending({ ...base, status: 'disabled', detail: `the element ${W.describe(original)} is disabled` });
   if (mode === 'fill') {
@@ -40,12 +40,25 @@ const [selector, mode, done] = arguments;
     base.checked = control.checked;
   }
   el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  const before = el.getBoundingClientRect();
-  await W.frame();
-  await W.frame();
-  const after = el.getBoundingClientRect();
-  if (['x', 'y', 'width', 'height'].some((k) => Math.abs(before[k] - after[k]) > 0.5)) {
-    return { ...base, status: 'unstable', detail: `the element ${W.describe(el)} is still moving (animating)` };
+  // Stable: only a running animation or transition on the element or an ancestor can move it
+  // between frames; when one runs, its box must stay the same over three animation frames.
+  let after = el.getBoundingClientRect();
+  const moving = document.getAnimations().some((a) => {
+    const target = a.effect && a.effect.target;
+    return a.playState === 'running' && target && target.contains && target.contains(el);
+  });
+  if (moving) {
+    // Three boxes on consecutive frames: two alone can match across a reversing animation.
+    const boxes = [after];
+    for (let i = 0; i < 2; i++) {
+      await W.frame();
+      boxes.push(el.getBoundingClientRect());
+    }
+    after = boxes[2];
+    const same = (a, b) => ['x', 'y', 'width', 'height'].every((k) => Math.abs(a[k] - b[k]) <= 0.5);
+    if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) {
+      return { ...base, status: 'unstable', detail: `the element ${W.describe(el)} is still moving (animating)` };
+    }
   }
   const x = after.left + after.width / 2;
   const y = after.top + after.height / 2;
