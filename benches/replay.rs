@@ -25,8 +25,7 @@ async fn main() {
         .await
         .expect("chromedriver starts");
     let session = browser.new_session().await.expect("a session opens");
-    let plan_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/checkout-as-demo-user.plan.json");
+    let plan_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkout.plan.json");
     let plan = Plan::from_json_str(
         &std::fs::read_to_string(&plan_path).expect("the checkout plan"),
         &Rules::default(),

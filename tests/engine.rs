@@ -19,7 +19,7 @@ fn target(selector: &str, tag: &str) -> serde_json::Value {
 async fn the_whole_checkout_runs_and_the_order_is_in_the_history() {
     let rig = Rig::start().await;
     let run = rig
-        .run(&plan_file("checkout-as-demo-user"))
+        .run(&plan_file("checkout"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     assert_eq!(run.actions.len(), 12);
@@ -292,7 +292,7 @@ async fn press_check_uncheck_and_select_do_what_a_person_would() {
     );
     rig.run(&search).await.unwrap_or_else(|f| panic!("{f}"));
 
-    rig.run(&plan_file("checkout-as-demo-user"))
+    rig.run(&plan_file("checkout"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     let toggles = plan(
@@ -333,7 +333,7 @@ async fn press_check_uncheck_and_select_do_what_a_person_would() {
 #[tokio::test]
 async fn reset_forgets_the_cart_and_the_login() {
     let rig = Rig::start().await;
-    rig.run(&plan_file("checkout-as-demo-user"))
+    rig.run(&plan_file("checkout"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     rig.session
@@ -421,7 +421,7 @@ async fn a_driver_that_dies_mid_run_is_an_error_not_a_panic() {
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);
     }
-    let failure = rig.fail(&plan_file("checkout-as-demo-user")).await;
+    let failure = rig.fail(&plan_file("checkout")).await;
     assert!(
         matches!(failure.cause, FailureCause::Browser(_)),
         "{failure}"
@@ -436,7 +436,7 @@ async fn a_driver_that_dies_mid_run_is_an_error_not_a_panic() {
 #[tokio::test]
 async fn the_snapshot_names_elements_as_a_person_would() {
     let rig = Rig::start().await;
-    rig.run(&plan_file("checkout-as-demo-user"))
+    rig.run(&plan_file("checkout"))
         .await
         .unwrap_or_else(|f| panic!("{f}"));
     rig.session

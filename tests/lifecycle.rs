@@ -130,3 +130,55 @@ fn a_killed_test_process_leaves_no_browser_behind() {
     child.wait().expect("reap the child");
     assert_group_ends(pgid);
 }
+
+#[tokio::test]
+async fn a_driver_that_exits_at_start_is_reported_at_once_with_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("chromedriver");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'cannot bind: address in use' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let config = BrowserConfig {
+        chromedriver: Some(fake.clone()),
+        ..BrowserConfig::default()
+    };
+    let started = Instant::now();
+    let err = Browser::launch(config)
+        .await
+        .expect_err("the fake driver exits");
+    let message = err.to_string();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no wait for a dead driver: {message}"
+    );
+    assert!(
+        message.contains(&format!("could not start {}", fake.display())),
+        "{message}"
+    );
+    assert!(message.contains("it exited at start"), "{message}");
+    assert!(
+        message.contains("cannot bind: address in use"),
+        "its log is shown: {message}"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_driver_path_says_where_it_looked() {
+    let config = BrowserConfig {
+        chromedriver: Some("/nonexistent/chromedriver".into()),
+        ..BrowserConfig::default()
+    };
+    let message = Browser::launch(config)
+        .await
+        .expect_err("no driver there")
+        .to_string();
+    assert!(
+        message.contains(
+            "could not start /nonexistent/chromedriver: there is no executable file there"
+        ),
+        "{message}"
+    );
+}

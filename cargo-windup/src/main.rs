@@ -1,15 +1,21 @@
 //! `cargo windup`: a thin command line over windup-core.
 //!
-//! Exit codes: 0 passed, 1 a plan failed, 2 usage or input error, 3 browser or driver unavailable.
+//! Exit codes (docs/cli.md): 0 passed, 1 scenarios failed, 2 usage or configuration error,
+//! 3 browser or driver unavailable.
 
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use windup_core::browser::install::{InstallPlan, availability, install_plan};
+use windup_core::config::Settings;
 use windup_core::executor::NoValues;
 use windup_core::plan::{Plan, Rules};
-use windup_core::{Browser, BrowserConfig, ExecOptions, Executor, Session};
+use windup_core::runner::{Outcome, ScenarioResult, SessionPool, run_suite};
+use windup_core::scenario::{self, Scenario};
+use windup_core::{Browser, ExecOptions, Executor};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -25,15 +31,28 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Start the demo shop on a free port and replay the plans in scenarios/ against it.
-    Demo {
-        /// Where the plans are (`*.plan.json`).
-        #[arg(long, default_value = "scenarios")]
-        scenarios: PathBuf,
-        /// Show the browser window.
+    /// Run the scenarios of this project against its base URL.
+    Run {
+        /// Only scenarios whose id contains this text.
+        filter: Option<String>,
+        #[command(flatten)]
+        suite: SuiteArgs,
+        /// The site to test, instead of base_url from windup.toml.
         #[arg(long)]
-        headed: bool,
+        base_url: Option<String>,
     },
+    /// Start the demo shop on a free port and run scenarios/ against it.
+    Demo {
+        #[command(flatten)]
+        suite: SuiteArgs,
+        /// Install Chromium and ChromeDriver without asking, when they are missing.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Scaffold windup.toml, tests/e2e.rs, a first scenario and the [[test]] entry in this crate.
+    Init,
+    /// Install Chromium and ChromeDriver with the system package manager.
+    Setup,
     /// Execute plan files against a running site.
     Exec {
         /// Plan files (`*.plan.json`).
@@ -45,10 +64,20 @@ enum Command {
         /// Show the browser window.
         #[arg(long)]
         headed: bool,
-        /// Where screenshots of failures go.
-        #[arg(long, default_value = ".windup/artifacts")]
-        artifacts: PathBuf,
     },
+}
+
+#[derive(Debug, Args)]
+struct SuiteArgs {
+    /// Browser workers running scenarios at once (default: `workers` in windup.toml).
+    #[arg(long, short = 'j')]
+    workers: Option<usize>,
+    /// Also run scenarios whose tags windup.toml ignores.
+    #[arg(long)]
+    include_ignored: bool,
+    /// Show the browser window.
+    #[arg(long)]
+    headed: bool,
 }
 
 /// Exit codes, as documented in docs/cli.md.
@@ -57,6 +86,9 @@ mod exit {
     pub const USAGE: u8 = 2;
     pub const BROWSER: u8 = 3;
 }
+
+/// A failure of the command itself, with its exit code.
+struct Fatal(u8, String);
 
 fn main() -> ExitCode {
     // Run as `cargo windup …`, cargo passes the subcommand's own name first.
@@ -82,121 +114,279 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::BROWSER);
         }
     };
-    runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         match cli.command {
-            Command::Demo { scenarios, headed } => demo(&scenarios, headed).await,
+            Command::Run {
+                filter,
+                suite,
+                base_url,
+            } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
+            Command::Demo { suite, yes } => demo(&suite, yes).await,
+            Command::Init => init(),
+            Command::Setup => setup(),
             Command::Exec {
                 plans,
                 base_url,
                 headed,
-                artifacts,
-            } => {
-                let mut options = ExecOptions::new(base_url);
-                options.artifacts_dir = artifacts;
-                exec(&plans, options, headed).await
-            }
+            } => exec(&plans, base_url, headed).await,
         }
-    })
+    });
+    match outcome {
+        Ok(code) => code,
+        Err(Fatal(code, message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
 }
 
-async fn demo(scenarios: &Path, headed: bool) -> ExitCode {
-    let plans = match plan_files(scenarios) {
-        Ok(plans) if !plans.is_empty() => plans,
-        Ok(_) => {
-            eprintln!(
-                "error: no *.plan.json in {}; run the demo from the Windup repository root",
-                scenarios.display()
-            );
-            return ExitCode::from(exit::USAGE);
+fn project_settings(suite: &SuiteArgs) -> Result<Settings, Fatal> {
+    let root = std::env::current_dir()
+        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
+    let mut settings = Settings::load(&root).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    if let Some(workers) = suite.workers {
+        if workers == 0 {
+            return Err(Fatal(exit::USAGE, "--workers needs at least 1".into()));
         }
-        Err(err) => {
-            eprintln!(
-                "error: cannot read {}: {err}; run the demo from the Windup repository root",
-                scenarios.display()
-            );
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let shop = match windup_shop::spawn(Default::default()).await {
-        Ok(shop) => shop,
-        Err(err) => {
-            eprintln!("error: the demo shop did not start: {err}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    println!("demo shop at {}", shop.url());
-    let base = match shop.url().parse() {
-        Ok(base) => base,
-        Err(err) => {
-            eprintln!(
-                "error: the demo shop's URL {} is invalid: {err}",
-                shop.url()
-            );
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let mut options = ExecOptions::new(base);
-    options.artifacts_dir = PathBuf::from(".windup/artifacts");
-    exec(&plans, options, headed).await
+        settings.workers = workers;
+    }
+    if suite.headed {
+        settings.browser.headless = false;
+    }
+    Ok(settings)
 }
 
-/// Runs plan files one after another on one session, printing a line per plan and a summary.
-async fn exec(plans: &[PathBuf], options: ExecOptions, headed: bool) -> ExitCode {
+/// Loads the scenarios to run; a file that does not load is reported and counts as a failure.
+fn scenarios(
+    settings: &Settings,
+    filter: Option<&str>,
+    include_ignored: bool,
+) -> Result<(Vec<Scenario>, usize), Fatal> {
+    let root = &settings.scenarios_dir;
+    let files = scenario::discover(root).map_err(|e| {
+        Fatal(
+            exit::USAGE,
+            format!(
+                "cannot read the scenarios directory {}: {e}",
+                root.display()
+            ),
+        )
+    })?;
     let mut loaded = Vec::new();
-    for path in plans {
-        match load(path) {
-            Ok(plan) => loaded.push(plan),
-            Err(message) => {
-                eprintln!("error: {message}");
-                return ExitCode::from(exit::USAGE);
+    let mut broken = 0;
+    for file in files {
+        match scenario::load(&file, root) {
+            Ok(scenario) => {
+                let wanted = filter.is_none_or(|f| scenario.id.contains(f));
+                let ignored = scenario
+                    .tags
+                    .iter()
+                    .any(|t| settings.ignore_tags.contains(t));
+                if wanted && (include_ignored || !ignored) {
+                    loaded.push(scenario);
+                }
+            }
+            Err(err) => {
+                broken += 1;
+                println!("FAIL {}\n  {err}", file.display());
             }
         }
     }
-    let mut config = BrowserConfig::from_env();
-    config.headless &= !headed;
-    let browser = match Browser::launch(config).await {
-        Ok(browser) => browser,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::from(exit::BROWSER);
-        }
+    Ok((loaded, broken))
+}
+
+async fn run(
+    filter: Option<&str>,
+    suite: &SuiteArgs,
+    base_url: Option<&str>,
+) -> Result<ExitCode, Fatal> {
+    let settings = project_settings(suite)?;
+    let base_url = match base_url {
+        Some(url) => url::Url::parse(url)
+            .map_err(|e| Fatal(exit::USAGE, format!("--base-url {url:?}: {e}")))?,
+        None => settings.base_url.clone().ok_or_else(|| {
+            Fatal(
+                exit::USAGE,
+                "no base URL: set base_url in windup.toml or WINDUP_BASE_URL, or pass --base-url"
+                    .into(),
+            )
+        })?,
     };
-    let session = match browser.new_session().await {
-        Ok(session) => session,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::from(exit::BROWSER);
+    let (scenarios, broken) = scenarios(&settings, filter, suite.include_ignored)?;
+    run_scenarios(&settings, &base_url, &scenarios, broken).await
+}
+
+async fn demo(suite: &SuiteArgs, yes: bool) -> Result<ExitCode, Fatal> {
+    let settings = project_settings(suite)?;
+    let found = availability(&settings.browser_config());
+    if settings.browser.webdriver_url.is_none() && !found.ready() {
+        let missing = found.missing().join(" and ");
+        println!(
+            "{missing} {} not installed; the demo needs them.",
+            if found.missing().len() > 1 {
+                "are"
+            } else {
+                "is"
+            }
+        );
+        if !(yes || confirm("Install them now with the system package manager?")) {
+            return Err(Fatal(
+                exit::BROWSER,
+                format!(
+                    "{missing} missing: run `cargo windup setup`, or `cargo windup demo --yes`"
+                ),
+            ));
         }
+        setup()?;
+    }
+    let (scenarios, broken) = scenarios(&settings, None, suite.include_ignored)?;
+    if scenarios.is_empty() && broken == 0 {
+        return Err(Fatal(
+            exit::USAGE,
+            format!(
+                "no scenarios in {}: run the demo from the root of the Windup repository",
+                settings.scenarios_dir.display()
+            ),
+        ));
+    }
+    let shop = windup_shop::spawn(Default::default())
+        .await
+        .map_err(|e| Fatal(exit::USAGE, format!("the demo shop did not start: {e}")))?;
+    println!("demo shop at {}", shop.url());
+    let base_url = url::Url::parse(shop.url()).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    run_scenarios(&settings, &base_url, &scenarios, broken).await
+}
+
+/// Runs scenarios on the configured number of workers, a line per scenario and a summary.
+async fn run_scenarios(
+    settings: &Settings,
+    base_url: &url::Url,
+    scenarios: &[Scenario],
+    broken: usize,
+) -> Result<ExitCode, Fatal> {
+    let started = Instant::now();
+    let browser = Browser::launch(settings.browser_config())
+        .await
+        .map_err(|e| Fatal(exit::BROWSER, e.to_string()))?;
+    let workers = settings.workers.min(scenarios.len().max(1));
+    let pool = SessionPool::new(browser, workers);
+    println!(
+        "running {} scenarios on {workers} workers against {base_url}",
+        scenarios.len()
+    );
+    let report = |result: &ScenarioResult| {
+        let ms = result.duration.as_millis();
+        match &result.outcome {
+            Outcome::Passed { actions } => {
+                println!("PASS {} ({actions} actions, {ms} ms)", result.id)
+            }
+            Outcome::Failed(message) => println!(
+                "FAIL {} ({ms} ms)\n  {}",
+                result.id,
+                message.replace('\n', "\n  ")
+            ),
+        }
+        let _ = std::io::stdout().flush();
     };
-    let (passed, failed) = replay_all(&session, &loaded, &options).await;
-    let _ = session.close().await;
+    let results = run_suite(&pool, settings, base_url, scenarios, workers, &report).await;
+    pool.close().await;
+    let passed = results.iter().filter(|r| r.passed()).count();
+    let failed = results.len() - passed + broken;
+    println!("finished in {:.1} s", started.elapsed().as_secs_f64());
     println!("{passed} passed, {failed} failed");
-    if failed == 0 {
+    Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(exit::FAILED)
+    })
+}
+
+fn confirm(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    print!("{question} [y/N] ");
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).is_ok()
+        && matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+fn init() -> Result<ExitCode, Fatal> {
+    let root = std::env::current_dir()
+        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
+    let version = env!("CARGO_PKG_VERSION");
+    let requirement = version
+        .rsplit_once('.')
+        .map_or(version, |(major_minor, _)| major_minor);
+    let changes = windup_core::init::init(&root, requirement)
+        .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    if changes.is_empty() {
+        println!("Windup is already set up here; nothing changed.");
+    }
+    for change in changes {
+        println!("{change}");
+    }
+    println!("next: write scenarios in scenarios/, then `cargo test --test e2e`");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn setup() -> Result<ExitCode, Fatal> {
+    match install_plan() {
+        InstallPlan::Commands(commands) => {
+            for command in commands {
+                println!("$ {}", command.join(" "));
+                let status = std::process::Command::new(&command[0])
+                    .args(&command[1..])
+                    .status()
+                    .map_err(|e| Fatal(exit::BROWSER, format!("cannot run {}: {e}", command[0])))?;
+                if !status.success() {
+                    return Err(Fatal(
+                        exit::BROWSER,
+                        format!(
+                            "`{}` failed ({status}); run it yourself to see why",
+                            command.join(" ")
+                        ),
+                    ));
+                }
+            }
+            println!("Chromium and ChromeDriver are installed.");
+            Ok(ExitCode::SUCCESS)
+        }
+        InstallPlan::Manual(instructions) => Err(Fatal(exit::BROWSER, instructions)),
     }
 }
 
-async fn replay_all(session: &Session, plans: &[Plan], options: &ExecOptions) -> (usize, usize) {
+/// Replays plan files on one session, a line per plan and a summary.
+async fn exec(plans: &[PathBuf], base_url: url::Url, headed: bool) -> Result<ExitCode, Fatal> {
+    let loaded = plans
+        .iter()
+        .map(|p| load_plan(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut config = windup_core::BrowserConfig::from_env();
+    config.headless &= !headed;
+    let browser = Browser::launch(config)
+        .await
+        .map_err(|e| Fatal(exit::BROWSER, e.to_string()))?;
+    let session = browser
+        .new_session()
+        .await
+        .map_err(|e| Fatal(exit::BROWSER, e.to_string()))?;
+    let mut options = ExecOptions::new(base_url);
+    options.artifacts_dir = PathBuf::from(".windup/artifacts");
     let (mut passed, mut failed) = (0, 0);
-    for plan in plans {
+    for plan in &loaded {
         if let Err(err) = session.reset().await {
-            println!(
-                "FAIL {} (the browser could not be reset: {err})",
-                plan.scenario_id
-            );
-            failed += 1;
-            continue;
+            return Err(Fatal(exit::BROWSER, err.to_string()));
         }
-        match Executor::new(session, options, &NoValues).run(plan).await {
+        match Executor::new(&session, &options, &NoValues).run(plan).await {
             Ok(run) => {
                 passed += 1;
                 println!(
-                    "PASS {} ({} actions, {})",
+                    "PASS {} ({} actions, {} ms)",
                     plan.scenario_id,
                     run.actions.len(),
-                    millis(run.duration)
+                    run.duration.as_millis()
                 );
             }
             Err(failure) => {
@@ -205,24 +395,18 @@ async fn replay_all(session: &Session, plans: &[Plan], options: &ExecOptions) ->
             }
         }
     }
-    (passed, failed)
+    let _ = session.close().await;
+    println!("{passed} passed, {failed} failed");
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(exit::FAILED)
+    })
 }
 
-fn load(path: &Path) -> Result<Plan, String> {
+fn load_plan(path: &Path) -> Result<Plan, Fatal> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Plan::from_json_str(&text, &Rules::default()).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn plan_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.to_string_lossy().ends_with(".plan.json"))
-        .collect();
-    found.sort();
-    Ok(found)
-}
-
-fn millis(duration: Duration) -> String {
-    format!("{} ms", duration.as_millis())
+        .map_err(|e| Fatal(exit::USAGE, format!("cannot read {}: {e}", path.display())))?;
+    Plan::from_json_str(&text, &Rules::default())
+        .map_err(|e| Fatal(exit::USAGE, format!("{}: {e}", path.display())))
 }

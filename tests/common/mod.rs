@@ -70,10 +70,10 @@ impl Rig {
     }
 }
 
-/// A plan lockfile from `scenarios/NAME.plan.json`.
+/// A hand-written plan from `tests/fixtures/NAME.plan.json`.
 pub fn plan_file(name: &str) -> Plan {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
+        .join("tests/fixtures")
         .join(format!("{name}.plan.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));

@@ -77,6 +77,8 @@ pub enum FailureCause {
     /// The action could not be carried out as planned (an option that does not exist, a
     /// `goto` to a foreign origin, a value that cannot be resolved).
     Refused(String),
+    /// An explicit step named an element that is not on the page, or not only once.
+    Unresolved(String),
     /// The browser failed under the action.
     Browser(BrowserError),
 }
@@ -91,7 +93,7 @@ impl std::fmt::Display for FailureCause {
                 let lines: Vec<String> = unmet.iter().map(ToString::to_string).collect();
                 f.write_str(&lines.join("; "))
             }
-            FailureCause::Refused(reason) => f.write_str(reason),
+            FailureCause::Refused(reason) | FailureCause::Unresolved(reason) => f.write_str(reason),
             FailureCause::Browser(err) => write!(f, "{err}"),
         }
     }
@@ -164,53 +166,18 @@ impl<'a> Executor<'a> {
     /// Runs a plan from its start page to its last postcondition.
     pub async fn run(&self, plan: &Plan) -> Result<Execution, Box<StepFailure>> {
         let started = Instant::now();
+        let scenario = plan.scenario_id.as_str();
         let of = plan.actions.len();
-        let opening = async {
-            let url = self.resolve_url(&plan.start_url)?;
-            self.session
-                .goto(url.as_str())
-                .await
-                .map_err(FailureCause::Browser)
-        };
-        if let Err(cause) = opening.await {
-            let start = plan.start_url.clone();
-            return Err(self.failure(plan, start, 0, None, None, cause).await);
-        }
+        self.open(scenario, &plan.start_url, of).await?;
         let mut records = Vec::with_capacity(of);
         for (index, action) in plan.actions.iter().enumerate() {
-            let action_started = Instant::now();
-            if let Err(cause) = self.run_action(action).await {
-                let selector = action.target.as_ref().map(|t| t.selector.clone());
-                return Err(self
-                    .failure(
-                        plan,
-                        action.id.clone(),
-                        index + 1,
-                        Some(action.kind),
-                        selector,
-                        cause,
-                    )
-                    .await);
-            }
-            records.push(ActionRecord {
-                id: action.id.clone(),
-                kind: action.kind,
-                duration: action_started.elapsed(),
-            });
+            records.push(self.step(scenario, action, index + 1, of).await?);
         }
         let final_url = match self.session.current_url().await {
             Ok(url) => url.to_string(),
             Err(err) => {
-                return Err(self
-                    .failure(
-                        plan,
-                        "end".into(),
-                        of,
-                        None,
-                        None,
-                        FailureCause::Browser(err),
-                    )
-                    .await);
+                let at = Position::end(scenario, of);
+                return Err(self.failure(at, FailureCause::Browser(err)).await);
             }
         };
         Ok(Execution {
@@ -218,6 +185,75 @@ impl<'a> Executor<'a> {
             duration: started.elapsed(),
             final_url,
         })
+    }
+
+    /// Opens a scenario's start page (a path joined to the base URL).
+    pub async fn open(
+        &self,
+        scenario: &str,
+        start_url: &str,
+        of: usize,
+    ) -> Result<(), Box<StepFailure>> {
+        let opening = async {
+            let url = self.resolve_url(start_url)?;
+            self.session
+                .goto(url.as_str())
+                .await
+                .map_err(FailureCause::Browser)
+        };
+        match opening.await {
+            Ok(()) => Ok(()),
+            Err(cause) => {
+                let at = Position {
+                    scenario,
+                    action_id: start_url,
+                    position: 0,
+                    of,
+                    kind: None,
+                    selector: None,
+                };
+                Err(self.failure(at, cause).await)
+            }
+        }
+    }
+
+    /// Runs one action (gate, act, verify); `position` is 1-based among `of`.
+    pub async fn step(
+        &self,
+        scenario: &str,
+        action: &Action,
+        position: usize,
+        of: usize,
+    ) -> Result<ActionRecord, Box<StepFailure>> {
+        let started = Instant::now();
+        match self.run_action(action).await {
+            Ok(()) => Ok(ActionRecord {
+                id: action.id.clone(),
+                kind: action.kind,
+                duration: started.elapsed(),
+            }),
+            Err(cause) => {
+                let at = Position {
+                    scenario,
+                    action_id: &action.id,
+                    position,
+                    of,
+                    kind: Some(action.kind),
+                    selector: action.target.as_ref().map(|t| t.selector.as_str()),
+                };
+                Err(self.failure(at, cause).await)
+            }
+        }
+    }
+
+    /// The session this executor drives.
+    pub fn session(&self) -> &Session {
+        self.session
+    }
+
+    /// The options this executor runs with.
+    pub fn options(&self) -> &ExecOptions {
+        self.options
     }
 
     async fn run_action(&self, action: &Action) -> Result<(), FailureCause> {
@@ -426,37 +462,55 @@ impl<'a> Executor<'a> {
         }
     }
 
-    async fn failure(
-        &self,
-        plan: &Plan,
-        action_id: String,
-        position: usize,
-        kind: Option<ActionKind>,
-        selector: Option<String>,
-        cause: FailureCause,
-    ) -> Box<StepFailure> {
+    /// Builds a step failure with its evidence: the page URL and a screenshot taken now.
+    pub async fn failure(&self, at: Position<'_>, cause: FailureCause) -> Box<StepFailure> {
         let url = self.session.current_url().await.ok().map(|u| u.to_string());
         let path = self
             .options
             .artifacts_dir
             .join("screenshots")
-            .join(file_safe(&plan.scenario_id))
-            .join(format!("{}.png", file_safe(&action_id)));
+            .join(file_safe(at.scenario))
+            .join(format!("{}.png", file_safe(at.action_id)));
         let screenshot = match self.session.screenshot(&path).await {
             Ok(()) => Some(path),
             Err(_) => None,
         };
         Box::new(StepFailure {
-            scenario_id: plan.scenario_id.clone(),
-            action_id,
-            position,
-            of: plan.actions.len(),
-            kind,
-            selector,
+            scenario_id: at.scenario.to_owned(),
+            action_id: at.action_id.to_owned(),
+            position: at.position,
+            of: at.of,
+            kind: at.kind,
+            selector: at.selector.map(str::to_owned),
             cause,
             url,
             screenshot,
         })
+    }
+}
+
+/// Where in a plan a failure happened.
+#[derive(Debug, Clone, Copy)]
+pub struct Position<'a> {
+    pub scenario: &'a str,
+    pub action_id: &'a str,
+    /// 1-based; 0 for opening the start page.
+    pub position: usize,
+    pub of: usize,
+    pub kind: Option<ActionKind>,
+    pub selector: Option<&'a str>,
+}
+
+impl<'a> Position<'a> {
+    fn end(scenario: &'a str, of: usize) -> Self {
+        Self {
+            scenario,
+            action_id: "end",
+            position: of,
+            of,
+            kind: None,
+            selector: None,
+        }
     }
 }
 

@@ -4,8 +4,15 @@
 //! in a real browser over WebDriver and the [`verifier`] checks without any model.
 
 pub mod browser;
+pub mod config;
 pub mod executor;
+pub mod harness;
+pub mod init;
 pub mod plan;
+pub mod planner;
+pub mod runner;
+pub mod scenario;
+pub mod steps;
 pub mod verifier;
 
 pub use browser::{Browser, BrowserConfig, BrowserError, Session};

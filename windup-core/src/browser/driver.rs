@@ -15,9 +15,14 @@ use std::time::{Duration, Instant};
 
 use super::BrowserError;
 
-/// Reads the pipe until it closes, then kills the whole process group (`0`), itself included.
-const WATCHDOG: &str =
-    r#"exec 3<&0; "$0" "$@" </dev/null & while read -r _ <&3; do :; done; kill -KILL 0"#;
+/// Starts the driver, then kills the whole process group (`0`, itself included) as soon as either
+/// the pipe on its standard input closes or the driver exits.
+const WATCHDOG: &str = r#"exec 3<&0
+"$0" "$@" </dev/null &
+driver=$!
+{ while read -r _ <&3; do :; done; kill -KILL 0; } &
+wait "$driver"
+kill -KILL 0"#;
 
 /// A running chromedriver, owned: dropping it ends chromedriver and every browser it started.
 #[derive(Debug)]
@@ -44,7 +49,7 @@ impl DriverProcess {
                 reason: format!("no free loopback port: {source}"),
             })?;
             let mut driver = Self::spawn(chromedriver, port, log_dir)?;
-            match driver.wait_ready(timeout).await {
+            match driver.wait_ready(chromedriver, timeout).await {
                 Ok(()) => return Ok(driver),
                 Err(err) => last_error = Some(err),
             }
@@ -92,31 +97,34 @@ impl DriverProcess {
     }
 
     /// Polls `/status` until the driver says it is ready, the process exits, or time runs out.
-    async fn wait_ready(&mut self, timeout: Duration) -> Result<(), BrowserError> {
+    async fn wait_ready(&mut self, path: &Path, timeout: Duration) -> Result<(), BrowserError> {
         let deadline = Instant::now() + timeout;
         let addr = self.url.trim_start_matches("http://").to_owned();
         loop {
             if let Ok(Some(status)) = self.watchdog.try_wait() {
-                return Err(self.start_failure(format!("it exited at start ({status})")));
+                return Err(self.start_failure(path, format!("it exited at start ({status})")));
             }
             if status_ready(&addr).await {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return Err(self.start_failure(format!(
-                    "it did not answer on {} within {} ms",
-                    self.url,
-                    timeout.as_millis()
-                )));
+                return Err(self.start_failure(
+                    path,
+                    format!(
+                        "it did not answer on {} within {} ms",
+                        self.url,
+                        timeout.as_millis()
+                    ),
+                ));
             }
             // A connection attempt is the condition; this only paces the retries.
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
 
-    fn start_failure(&self, reason: String) -> BrowserError {
+    fn start_failure(&self, path: &Path, reason: String) -> BrowserError {
         BrowserError::DriverStart {
-            path: PathBuf::from("chromedriver"),
+            path: path.to_owned(),
             reason: format!("{reason}; its log: {}", log_tail(&self.log_path)),
         }
     }
@@ -214,7 +222,7 @@ pub(crate) fn find_executable(
     fallbacks: &[&str],
 ) -> Option<PathBuf> {
     if let Some(path) = explicit {
-        return Some(path.to_owned());
+        return is_executable(path).then(|| path.to_owned());
     }
     let path_var = std::env::var_os("PATH").unwrap_or_default();
     let on_path = std::env::split_paths(&path_var)

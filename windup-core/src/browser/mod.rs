@@ -2,7 +2,9 @@
 //! snapshot and screenshots. Nothing else in Windup speaks to fantoccini.
 
 mod driver;
+pub mod install;
 mod page;
+mod resolve;
 mod snapshot;
 
 use std::path::{Path, PathBuf};
@@ -12,6 +14,7 @@ use fantoccini::wd::Capabilities;
 use serde_json::{Value, json};
 
 pub use page::{Actionable, GateMode, Probe, ProbeState};
+pub use resolve::{Purpose, Resolved, Unresolved};
 pub use snapshot::{ElementBox, ElementInfo, PageSnapshot};
 
 use driver::DriverProcess;
@@ -166,7 +169,15 @@ impl Browser {
                     &["chromedriver"],
                     &["/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver"],
                 )
-                .ok_or(BrowserError::DriverNotFound)?;
+                .ok_or_else(|| match &config.chromedriver {
+                    Some(path) => BrowserError::DriverStart {
+                        path: path.clone(),
+                        reason: "there is no executable file there (check WINDUP_CHROMEDRIVER or \
+                                 `chromedriver` in windup.toml)"
+                            .into(),
+                    },
+                    None => BrowserError::DriverNotFound,
+                })?;
                 let process =
                     DriverProcess::start(&chromedriver, scratch.path(), config.startup_timeout)
                         .await?;

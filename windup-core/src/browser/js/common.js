@@ -135,7 +135,12 @@ function structural(el) {
   const parts = [];
   let node = el;
   while (node && node.nodeType === 1 && node !== document.documentElement) {
-    if (node.id && node !== el && unique('#' + CSS.escape(node.id), node)) { parts.unshift('#' + CSS.escape(node.id)); break; }
+    // Anchor on the nearest ancestor with a stable, unique name of its own.
+    if (node !== el) {
+      const testId = node.getAttribute('data-testid');
+      const anchor = testId ? `[data-testid=${quote(testId)}]` : (node.id ? '#' + CSS.escape(node.id) : null);
+      if (anchor && unique(anchor, node)) { parts.unshift(anchor); break; }
+    }
     const tag = node.tagName.toLowerCase();
     const siblings = node.parentElement ? Array.from(node.parentElement.children).filter((s) => s.tagName === node.tagName) : [];
     parts.unshift(siblings.length > 1 ? `${tag}:nth-of-type(${siblings.indexOf(node) + 1})` : tag);
@@ -156,6 +161,13 @@ function selectors(el) {
   const href = el.getAttribute('href');
   if (tag === 'a' && href) out.push(`a[href=${quote(href)}]`);
   if (tag === 'label' && el.htmlFor) out.push(`label[for=${quote(el.htmlFor)}]`);
+  // A control without stable attributes of its own, anchored on its form's action.
+  const form = el.closest && el.closest('form[action]');
+  if (form && form !== el) {
+    const type = el.getAttribute('type');
+    const own = type ? `${tag}[type=${quote(type)}]` : tag;
+    out.push(`form[action=${quote(form.getAttribute('action'))}] ${own}`);
+  }
   const candidates = out.filter((s) => leadsTo(s, el));
   candidates.push(structural(el));
   return candidates;

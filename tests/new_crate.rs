@@ -1,0 +1,184 @@
+//! A user's view: a fresh crate with windup as a path dev-dependency, `cargo windup init`, one
+//! scenario against a page the test serves, then `cargo test` and `cargo nextest run`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><title>Greeter</title></head>
+<body>
+  <h1>Greeter</h1>
+  <label for="who">Your name</label> <input id="who">
+  <button type="button" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('who').value">Say hello</button>
+  <p id="out"></p>
+</body></html>"#;
+
+const HELLO: &str = r#"task: Greet Ferris.
+steps:
+  - fill "Your name" with "Ferris"
+  - click "Say hello"
+  - expect text "Hello, Ferris"
+"#;
+
+const TITLE: &str = r#"task: See the greeter's heading.
+steps:
+  - expect text "Greeter"
+"#;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs cargo in the fresh crate, sharing this repository's build directory so that windup and
+/// its dependencies are not compiled again.
+fn cargo(dir: &Path, base_url: &str, args: &[&str]) -> Output {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"));
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env("WINDUP_BASE_URL", base_url)
+        .env_remove("CI")
+        .output()
+        .expect("cargo runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+async fn serve_page() -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let app = axum::Router::new().route(
+        "/",
+        axum::routing::get(|| async { axum::response::Html(PAGE) }),
+    );
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    (url, server)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
+    let (url, server) = serve_page().await;
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir.path();
+    std::fs::write(
+        app.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dev-dependencies]\nwindup = {{ path = {:?} }}\n",
+            repo()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(app.join("src")).unwrap();
+    std::fs::write(app.join("src/lib.rs"), "").unwrap();
+    // The same versions as this repository, and no network.
+    std::fs::copy(repo().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
+
+    let cli = ["run", "--offline", "-q", "--manifest-path"];
+    let manifest = repo().join("Cargo.toml");
+    let manifest = manifest.to_str().unwrap();
+    let init = [&cli[..], &[manifest, "-p", "cargo-windup", "--", "init"]].concat();
+    let first = cargo(app, &url, &init);
+    assert!(first.status.success(), "init: {}", text(&first));
+    let second = cargo(app, &url, &init);
+    assert!(
+        text(&second).contains("nothing changed"),
+        "init twice: {}",
+        text(&second)
+    );
+
+    std::fs::remove_file(app.join("scenarios/home.yaml")).unwrap();
+    std::fs::write(app.join("scenarios/hello.yaml"), HELLO).unwrap();
+    std::fs::write(app.join("scenarios/title.yaml"), TITLE).unwrap();
+
+    let listed = cargo(
+        app,
+        &url,
+        &["test", "--offline", "-q", "--test", "e2e", "--", "--list"],
+    );
+    let listing = text(&listed);
+    assert!(listed.status.success(), "{listing}");
+    assert!(
+        listing.contains("hello: test") && listing.contains("title: test"),
+        "{listing}"
+    );
+
+    let tested = cargo(app, &url, &["test", "--offline", "--test", "e2e"]);
+    let output = text(&tested);
+    assert!(tested.status.success(), "cargo test: {output}");
+    assert!(
+        output.contains("test hello ... ok") && output.contains("test title ... ok"),
+        "{output}"
+    );
+
+    let exact = cargo(
+        app,
+        &url,
+        &[
+            "test",
+            "--offline",
+            "--test",
+            "e2e",
+            "--",
+            "--exact",
+            "hello",
+        ],
+    );
+    let output = text(&exact);
+    assert!(exact.status.success(), "{output}");
+    assert!(
+        output.contains("1 passed") && output.contains("1 filtered out"),
+        "{output}"
+    );
+
+    let nextest = cargo(
+        app,
+        &url,
+        &[
+            "nextest",
+            "run",
+            "--offline",
+            "--test",
+            "e2e",
+            "--no-fail-fast",
+        ],
+    );
+    let output = text(&nextest);
+    assert!(nextest.status.success(), "cargo nextest run: {output}");
+    assert!(
+        output.contains("PASS") && output.contains("hello") && output.contains("2 passed"),
+        "{output}"
+    );
+
+    // Break the expectation: the test fails, showing the step and why.
+    std::fs::write(
+        app.join("scenarios/hello.yaml"),
+        HELLO.replace("Hello, Ferris", "Goodbye, Ferris"),
+    )
+    .unwrap();
+    let broken = cargo(app, &url, &["test", "--offline", "--test", "e2e"]);
+    let output = text(&broken);
+    assert!(!broken.status.success(), "{output}");
+    assert!(output.contains("test hello ... FAILED"), "{output}");
+    assert!(output.contains("failed at step 3 of 3"), "{output}");
+    assert!(
+        output.contains("step: expect text \"Goodbye, Ferris\""),
+        "{output}"
+    );
+    assert!(
+        output.contains("expected text_visible \"Goodbye, Ferris\": the text is absent"),
+        "{output}"
+    );
+    assert!(output.contains("screenshot: "), "{output}");
+    server.abort();
+}

@@ -1,0 +1,131 @@
+//! Getting Chromium and ChromeDriver onto a machine: what is missing, and the system package
+//! manager's commands that install them (`cargo windup setup`).
+
+use super::BrowserConfig;
+use super::driver::find_executable;
+
+/// What the browser layer would use, found now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Availability {
+    pub chromedriver: Option<std::path::PathBuf>,
+    pub chromium: Option<std::path::PathBuf>,
+}
+
+impl Availability {
+    /// Whether a local browser can be started (a remote WebDriver needs neither).
+    pub fn ready(&self) -> bool {
+        self.chromedriver.is_some() && self.chromium.is_some()
+    }
+
+    /// What is missing, in words.
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.chromium.is_none() {
+            missing.push("Chromium");
+        }
+        if self.chromedriver.is_none() {
+            missing.push("ChromeDriver");
+        }
+        missing
+    }
+}
+
+/// Looks for chromedriver and Chromium where [`super::Browser::launch`] would.
+pub fn availability(config: &BrowserConfig) -> Availability {
+    Availability {
+        chromedriver: find_executable(
+            config.chromedriver.as_deref(),
+            &["chromedriver"],
+            &["/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver"],
+        ),
+        chromium: find_executable(
+            config.chrome_binary.as_deref(),
+            &["chromium", "chromium-browser", "google-chrome", "chrome"],
+            &[],
+        ),
+    }
+}
+
+/// How to install Chromium and ChromeDriver here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstallPlan {
+    /// Commands to run in order, each a program and its arguments.
+    Commands(Vec<Vec<String>>),
+    /// No known package manager: what to do by hand.
+    Manual(String),
+}
+
+/// The install commands for the first package manager found on PATH (apt-get, dnf, pacman,
+/// zypper, brew), with `sudo` when not running as root and sudo exists.
+pub fn install_plan() -> InstallPlan {
+    let has = |program: &str| find_executable(None, &[program], &[]).is_some();
+    // SAFETY: geteuid has no preconditions and touches no memory.
+    let root = unsafe { libc::geteuid() } == 0;
+    let elevate = |mut command: Vec<&str>| -> Vec<String> {
+        if !root && has("sudo") {
+            command.insert(0, "sudo");
+        }
+        command.into_iter().map(str::to_owned).collect()
+    };
+    if has("apt-get") {
+        return InstallPlan::Commands(vec![
+            elevate(vec!["apt-get", "update"]),
+            elevate(vec![
+                "apt-get",
+                "install",
+                "-y",
+                "chromium",
+                "chromium-driver",
+            ]),
+        ]);
+    }
+    if has("dnf") {
+        return InstallPlan::Commands(vec![elevate(vec![
+            "dnf",
+            "install",
+            "-y",
+            "chromium",
+            "chromedriver",
+        ])]);
+    }
+    if has("pacman") {
+        return InstallPlan::Commands(vec![elevate(vec![
+            "pacman",
+            "-S",
+            "--noconfirm",
+            "chromium",
+        ])]);
+    }
+    if has("zypper") {
+        return InstallPlan::Commands(vec![elevate(vec![
+            "zypper",
+            "--non-interactive",
+            "install",
+            "chromium",
+            "chromedriver",
+        ])]);
+    }
+    if has("brew") {
+        return InstallPlan::Commands(vec![
+            vec![
+                "brew".into(),
+                "install".into(),
+                "--cask".into(),
+                "chromium".into(),
+            ],
+            vec![
+                "brew".into(),
+                "install".into(),
+                "--cask".into(),
+                "chromedriver".into(),
+            ],
+        ]);
+    }
+    InstallPlan::Manual(
+        "no supported package manager found (apt-get, dnf, pacman, zypper, brew). Install \
+         Chromium and the ChromeDriver of the same version, put chromedriver on PATH (or set \
+         WINDUP_CHROMEDRIVER and WINDUP_CHROME to their paths), or set WINDUP_WEBDRIVER_URL to a \
+         running WebDriver"
+            .to_owned(),
+    )
+}

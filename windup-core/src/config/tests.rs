@@ -1,0 +1,555 @@
+use std::collections::HashMap;
+
+use super::*;
+
+const FULL: &str = r#"base_url = "http://127.0.0.1:8080"
+scenarios = "e2e/scenarios"
+workers = 2
+timeout_ms = 7000
+allowed_origins = ["https://Accounts.Example:443/", "http://localhost:9000", "https://accounts.example"]
+ignore_tags = ["fails-by-design", "slow"]
+
+[browser]
+headless = false
+webdriver_url = "http://grid:4444"
+chromedriver = "/usr/bin/chromedriver"
+chrome = "/usr/bin/chromium"
+window = [1440, 1000]
+
+[llm]
+provider = "openai"
+model = "gpt-4.1-mini"
+base_url = "http://localhost:11434/v1"
+api_key_env = "OPENAI_API_KEY"
+
+[accounts.demo]
+email = "DEMO_EMAIL"
+password = "DEMO_PASSWORD"
+
+[accounts.admin-2]
+email = "ADMIN_EMAIL"
+"#;
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn root() -> &'static Path {
+    Path::new("proj")
+}
+
+fn with_env(toml: Option<&str>, vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+    let vars: HashMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    Settings::from_parts(root(), toml, &|name| vars.get(name).cloned())
+}
+
+fn file_error(toml: &str) -> ConfigError {
+    Settings::from_parts(root(), Some(toml), &no_env).expect_err("the file should be rejected")
+}
+
+fn env_error(vars: &[(&str, &str)]) -> ConfigError {
+    with_env(None, vars).expect_err("the environment should be rejected")
+}
+
+fn location(err: &ConfigError) -> (usize, usize) {
+    match err {
+        ConfigError::File { line, column, .. } => (*line, *column),
+        other => panic!("not a file error: {other}"),
+    }
+}
+
+#[test]
+fn defaults_without_a_file() {
+    let settings = Settings::from_parts(root(), None, &no_env).unwrap();
+    assert_eq!(
+        settings,
+        Settings {
+            root: root().to_owned(),
+            base_url: None,
+            scenarios_dir: PathBuf::from("proj/scenarios"),
+            workers: 1,
+            timeout: Duration::from_millis(5000),
+            allowed_origins: Vec::new(),
+            ignore_tags: Vec::new(),
+            browser: BrowserSettings {
+                headless: true,
+                webdriver_url: None,
+                chromedriver: None,
+                chrome: None,
+                window: (1280, 900),
+            },
+            llm: None,
+            accounts: BTreeMap::new(),
+            artifacts_dir: PathBuf::from("proj/.windup/artifacts"),
+            update: UpdateMode::Auto,
+        }
+    );
+    // An empty file is the defaults too.
+    assert_eq!(
+        Settings::from_parts(root(), Some(""), &no_env).unwrap(),
+        settings
+    );
+}
+
+#[test]
+fn a_full_file() {
+    let settings = Settings::from_parts(root(), Some(FULL), &no_env).unwrap();
+    assert_eq!(
+        settings.base_url.as_ref().map(Url::as_str),
+        Some("http://127.0.0.1:8080/")
+    );
+    assert_eq!(settings.scenarios_dir, Path::new("proj/e2e/scenarios"));
+    assert_eq!(settings.workers, 2);
+    assert_eq!(settings.timeout, Duration::from_millis(7000));
+    assert_eq!(
+        settings.allowed_origins,
+        ["https://accounts.example", "http://localhost:9000"]
+    );
+    assert_eq!(settings.ignore_tags, ["fails-by-design", "slow"]);
+    assert_eq!(
+        settings.browser,
+        BrowserSettings {
+            headless: false,
+            webdriver_url: Some("http://grid:4444".to_owned()),
+            chromedriver: Some(PathBuf::from("/usr/bin/chromedriver")),
+            chrome: Some(PathBuf::from("/usr/bin/chromium")),
+            window: (1440, 1000),
+        }
+    );
+    assert_eq!(
+        settings.llm,
+        Some(LlmSettings {
+            provider: "openai".to_owned(),
+            model: Some("gpt-4.1-mini".to_owned()),
+            base_url: Some("http://localhost:11434/v1".to_owned()),
+            api_key_env: Some("OPENAI_API_KEY".to_owned()),
+        })
+    );
+    let demo = &settings.accounts["demo"];
+    assert_eq!(demo["email"], "DEMO_EMAIL");
+    assert_eq!(demo["password"], "DEMO_PASSWORD");
+    assert_eq!(settings.accounts["admin-2"]["email"], "ADMIN_EMAIL");
+
+    let browser = settings.browser_config();
+    assert!(!browser.headless);
+    assert_eq!((browser.window_width, browser.window_height), (1440, 1000));
+    assert_eq!(browser.webdriver_url.as_deref(), Some("http://grid:4444"));
+    assert_eq!(
+        browser.chromedriver.as_deref(),
+        Some(Path::new("/usr/bin/chromedriver"))
+    );
+    assert_eq!(
+        browser.chrome_binary.as_deref(),
+        Some(Path::new("/usr/bin/chromium"))
+    );
+    assert_eq!(
+        browser.startup_timeout,
+        BrowserConfig::default().startup_timeout
+    );
+}
+
+#[test]
+fn each_env_override() {
+    let base = |vars: &[(&str, &str)]| with_env(Some(FULL), vars).unwrap();
+    assert_eq!(
+        base(&[("WINDUP_BASE_URL", "https://staging.example/app/")])
+            .base_url
+            .unwrap()
+            .as_str(),
+        "https://staging.example/app/"
+    );
+    assert_eq!(
+        base(&[("WINDUP_WEBDRIVER_URL", "http://other:4444")])
+            .browser
+            .webdriver_url
+            .as_deref(),
+        Some("http://other:4444")
+    );
+    for (value, headless) in [
+        ("1", false),
+        ("true", false),
+        ("YES", false),
+        ("0", true),
+        ("false", true),
+        ("no", true),
+    ] {
+        let settings = with_env(None, &[("WINDUP_HEADED", value)]).unwrap();
+        assert_eq!(settings.browser.headless, headless, "WINDUP_HEADED={value}");
+    }
+    assert_eq!(base(&[("WINDUP_WORKERS", "8")]).workers, 8);
+    assert_eq!(
+        base(&[("WINDUP_CHROMEDRIVER", "/opt/cd")])
+            .browser
+            .chromedriver,
+        Some(PathBuf::from("/opt/cd"))
+    );
+    assert_eq!(
+        base(&[("WINDUP_CHROME", "/opt/chrome")]).browser.chrome,
+        Some(PathBuf::from("/opt/chrome"))
+    );
+    let llm = base(&[
+        ("WINDUP_LLM", "Anthropic"),
+        ("WINDUP_MODEL", "claude-sonnet"),
+    ])
+    .llm
+    .unwrap();
+    assert_eq!(llm.provider, "anthropic");
+    assert_eq!(llm.model.as_deref(), Some("claude-sonnet"));
+    assert_eq!(llm.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
+    let llm = with_env(None, &[("WINDUP_LLM", "gemini")])
+        .unwrap()
+        .llm
+        .unwrap();
+    assert_eq!(
+        llm,
+        LlmSettings {
+            provider: "gemini".to_owned(),
+            model: None,
+            base_url: None,
+            api_key_env: None,
+        }
+    );
+    for (value, mode) in [
+        ("auto", UpdateMode::Auto),
+        ("new", UpdateMode::New),
+        ("Always", UpdateMode::Always),
+        ("no", UpdateMode::No),
+    ] {
+        assert_eq!(base(&[("WINDUP_UPDATE", value)]).update, mode);
+        assert_eq!(mode.as_str(), value.to_ascii_lowercase());
+    }
+    // Empty values count as unset.
+    assert_eq!(
+        base(&[("WINDUP_WORKERS", ""), ("WINDUP_HEADED", " ")]).workers,
+        2
+    );
+}
+
+#[test]
+fn ci_makes_updates_read_only() {
+    for value in ["true", "1", "yes", "github-actions"] {
+        assert_eq!(
+            with_env(None, &[("CI", value)]).unwrap().update,
+            UpdateMode::No,
+            "CI={value}"
+        );
+    }
+    for value in ["", "false", "0", "FALSE"] {
+        assert_eq!(
+            with_env(None, &[("CI", value)]).unwrap().update,
+            UpdateMode::Auto,
+            "CI={value}"
+        );
+    }
+    // An explicit WINDUP_UPDATE wins over CI.
+    assert_eq!(
+        with_env(None, &[("CI", "true"), ("WINDUP_UPDATE", "new")])
+            .unwrap()
+            .update,
+        UpdateMode::New
+    );
+}
+
+#[test]
+fn unknown_key_names_the_closest() {
+    let err = file_error("scenarios = \"s\"\nworkrs = 2\n");
+    assert_eq!(location(&err), (2, 1));
+    insta::assert_snapshot!("unknown_key", err.to_string());
+    let err = file_error("[browser]\nheadless = true\n  windw = [800, 600]\n");
+    assert_eq!(location(&err), (3, 3));
+    assert!(err.to_string().contains("did you mean `window`?"), "{err}");
+    let err = file_error("[llm]\nprovider = \"openai\"\nmodle = \"x\"\n");
+    assert!(err.to_string().contains("did you mean `model`?"), "{err}");
+}
+
+/// (file, line, column, message)
+#[test]
+fn each_validation_error_is_located() {
+    let cases = [
+        (
+            "base_url = \"ftp://example.com\"\n",
+            1,
+            12,
+            "`base_url` must be an http(s) URL, found \"ftp://example.com\"",
+        ),
+        (
+            "base_url = \"localhost:8080\"\n",
+            1,
+            12,
+            "`base_url` must be an http(s) URL, found \"localhost:8080\"",
+        ),
+        (
+            "base_url = \"not a url\"\n",
+            1,
+            12,
+            "`base_url` is not a URL (relative URL without a base): \"not a url\"",
+        ),
+        ("scenarios = \"\"\n", 1, 13, "`scenarios` is empty"),
+        (
+            "# comment\nworkers = 0\n",
+            2,
+            11,
+            "`workers` must be from 1 to 64, found 0",
+        ),
+        (
+            "workers = 65\n",
+            1,
+            11,
+            "`workers` must be from 1 to 64, found 65",
+        ),
+        (
+            "timeout_ms = 0\n",
+            1,
+            14,
+            "`timeout_ms` must be from 1 to 120000, found 0",
+        ),
+        (
+            "timeout_ms = 120001\n",
+            1,
+            14,
+            "`timeout_ms` must be from 1 to 120000, found 120001",
+        ),
+        (
+            "allowed_origins = [\"https://a.example\", \"https://b.example/login\"]\n",
+            1,
+            41,
+            "`allowed_origins`: \"https://b.example/login\" has a path, query or fragment; an origin is scheme, host and port only",
+        ),
+        (
+            "allowed_origins = [\"file:///tmp\"]\n",
+            1,
+            20,
+            "`allowed_origins`: \"file:///tmp\" is not an http(s) origin",
+        ),
+        (
+            "ignore_tags = [\"two words\"]\n",
+            1,
+            16,
+            "`ignore_tags`: invalid tag \"two words\"",
+        ),
+        (
+            "[browser]\nwindow = [10, 900]\n",
+            2,
+            10,
+            "`window` must be [width, height] with width 320 to 7680 and height 240 to 4320",
+        ),
+        (
+            "[browser]\nwindow = [1280]\n",
+            2,
+            10,
+            "`window` must be [width, height] with width 320 to 7680 and height 240 to 4320",
+        ),
+        (
+            "[browser]\nwebdriver_url = \"grid:4444\"\n",
+            2,
+            17,
+            "`webdriver_url` must be an http(s) URL, found \"grid:4444\"",
+        ),
+        ("[browser]\nchrome = \"\"\n", 2, 10, "`chrome` is empty"),
+        (
+            "[llm]\nprovider = \"opnai\"\n",
+            2,
+            12,
+            "unknown provider \"opnai\"",
+        ),
+        ("[llm]\nmodel = \"m\"\n", 1, 1, "[llm] has no `provider`"),
+        (
+            "[llm]\nprovider = \"openai-compatible\"\n",
+            1,
+            1,
+            "provider \"openai-compatible\" needs `base_url`",
+        ),
+        (
+            "[llm]\nprovider = \"openai\"\napi_key_env = \"sk-123\"\n",
+            3,
+            15,
+            "`api_key_env` must be the name of an environment variable",
+        ),
+        (
+            "[accounts.demo]\nemail = \"ada@example.com\"\n",
+            2,
+            9,
+            "`email` in [accounts.demo] must be the name of an environment variable",
+        ),
+        (
+            "[accounts.demo]\n2fa = \"DEMO_2FA\"\n",
+            2,
+            1,
+            "invalid account key \"2fa\" in [accounts.demo]",
+        ),
+        (
+            "[accounts.\"a b\"]\nemail = \"E\"\n",
+            1,
+            11,
+            "invalid account name \"a b\"",
+        ),
+        (
+            "workers = \"two\"\n",
+            1,
+            11,
+            "`workers`: expected a whole number, found a string",
+        ),
+        (
+            "[browser]\nheadless = \"yes\"\n",
+            2,
+            12,
+            "`headless`: expected true or false, found a string",
+        ),
+        (
+            "[accounts.demo]\npassword = 123456\n",
+            2,
+            12,
+            "`password`: expected a string, found an integer",
+        ),
+        (
+            "workers = [\n",
+            1,
+            12,
+            "invalid TOML: unclosed array, expected `]`",
+        ),
+    ];
+    let mut mismatches = Vec::new();
+    for (toml, line, column, message) in cases {
+        match Settings::from_parts(root(), Some(toml), &no_env) {
+            Ok(_) => mismatches.push(format!("{toml:?} was accepted")),
+            Err(ConfigError::File {
+                line: l,
+                column: c,
+                message: m,
+                hint,
+                path,
+            }) => {
+                if (l, c, m.as_str()) != (line, column, message) || hint.is_empty() {
+                    mismatches.push(format!(
+                        "{toml:?}: got {l}:{c} {m:?}; want {line}:{column} {message:?}"
+                    ));
+                }
+                assert_eq!(path, Path::new("proj/windup.toml"));
+            }
+            Err(other) => mismatches.push(format!("{toml:?}: {other}")),
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn validation_error_messages() {
+    insta::assert_snapshot!(
+        "workers_out_of_range",
+        file_error("workers = 0\n").to_string()
+    );
+    let err = file_error("[accounts.demo]\npassword = \"hunter2!\"\n").to_string();
+    assert!(
+        !err.contains("hunter2"),
+        "a secret must never be echoed: {err}"
+    );
+    insta::assert_snapshot!("secret_instead_of_env_name", err);
+    let err = file_error("[llm]\nprovider = \"openai\"\napi_key_env = \"sk-live-123\"\n");
+    assert!(!err.to_string().contains("sk-live"), "{err}");
+    insta::assert_snapshot!(
+        "bad_provider",
+        file_error("[llm]\nprovider = \"anthropik\"\n").to_string()
+    );
+    insta::assert_snapshot!(
+        "syntax_error",
+        file_error("base_url = http://x\n").to_string()
+    );
+}
+
+/// (variable, value, a fragment of the message)
+#[test]
+fn each_bad_env_value_names_the_variable() {
+    let cases = [
+        (
+            "WINDUP_BASE_URL",
+            "localhost:8080",
+            "must be an http(s) URL",
+        ),
+        (
+            "WINDUP_WEBDRIVER_URL",
+            "ws://grid",
+            "must be an http(s) URL",
+        ),
+        ("WINDUP_HEADED", "maybe", "expected 1, true or yes"),
+        ("WINDUP_WORKERS", "0", "from 1 to 64"),
+        ("WINDUP_WORKERS", "two", "from 1 to 64"),
+        ("WINDUP_WORKERS", "-1", "from 1 to 64"),
+        ("WINDUP_LLM", "openia", "unknown LLM provider"),
+        ("WINDUP_LLM", "openai-compatible", "needs a base URL"),
+        ("WINDUP_MODEL", "gpt", "no LLM provider"),
+        ("WINDUP_UPDATE", "yes", "expected auto, new, always or no"),
+    ];
+    for (var, value, fragment) in cases {
+        let err = env_error(&[(var, value)]);
+        let ConfigError::Env {
+            var: named,
+            value: shown,
+            message,
+            hint,
+        } = &err
+        else {
+            panic!("{var}={value}: not an env error: {err}");
+        };
+        assert_eq!((named.as_str(), shown.as_str()), (var, value));
+        assert!(message.contains(fragment), "{var}={value}: {err}");
+        assert!(!hint.is_empty());
+        assert!(
+            err.to_string()
+                .starts_with(&format!("environment variable {var}=")),
+            "{err}"
+        );
+    }
+    insta::assert_snapshot!(
+        "bad_env_workers",
+        env_error(&[("WINDUP_WORKERS", "lots")]).to_string()
+    );
+    let err = env_error(&[("WINDUP_LLM", "openia")]);
+    assert!(err.to_string().contains("did you mean `openai`?"), "{err}");
+}
+
+#[test]
+fn load_reads_the_file_when_present() {
+    let dir = tempfile::tempdir().unwrap();
+    // No file: the defaults (the process environment may add overrides, so compare the file's part).
+    let settings = Settings::load(dir.path()).unwrap();
+    assert_eq!(settings.root, dir.path());
+    assert_eq!(settings.scenarios_dir, dir.path().join("scenarios"));
+    std::fs::write(
+        dir.path().join(FILE_NAME),
+        "scenarios = \"e2e\"\nworkrs = 3\n",
+    )
+    .unwrap();
+    let err = Settings::load(dir.path()).unwrap_err();
+    assert_eq!(location(&err), (2, 1));
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{}:2:1: unknown key `workrs`",
+            dir.path().join(FILE_NAME).display()
+        )),
+        "{err}"
+    );
+    std::fs::write(dir.path().join(FILE_NAME), "scenarios = \"e2e\"\n").unwrap();
+    assert_eq!(
+        Settings::load(dir.path()).unwrap().scenarios_dir,
+        dir.path().join("e2e")
+    );
+}
+
+#[test]
+fn helpers() {
+    assert!(is_env_name("DEMO_EMAIL") && is_env_name("_x1"));
+    assert!(!is_env_name("1X") && !is_env_name("A-B") && !is_env_name(""));
+    assert_eq!(line_column("a\nbé c", 6), (2, 4));
+    assert_eq!(line_column("abc", 99), (1, 4));
+    assert_eq!(
+        normalize_origin("HTTPS://Example.COM:443").unwrap(),
+        "https://example.com"
+    );
+    assert_eq!(
+        normalize_origin("http://example.com:8080/").unwrap(),
+        "http://example.com:8080"
+    );
+}

@@ -1,0 +1,255 @@
+//! Scenarios as tests: the libtest-mimic harness behind `#[windup::main]`.
+//!
+//! Scenarios are discovered when the test binary runs, so a new scenario file needs no rebuild.
+//! Each becomes one trial named by its id; nextest's custom-harness contract holds (`--list
+//! --format terse`, `--ignored`, `--exact`). The user's setup runs once, and only when some trial
+//! runs; trials share a pool of browser sessions. A scenario that fails to load is a failing
+//! trial with its error, not a crash of the harness.
+
+use std::any::Any;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use tokio::sync::OnceCell;
+use url::Url;
+
+use crate::browser::Browser;
+use crate::config::Settings;
+use crate::runner::{Outcome, SessionPool, run_scenario};
+use crate::scenario::{self, Scenario};
+
+/// What the user's setup hands the harness: the URL of the app under test, and whatever must
+/// live as long as the tests do (a server handle, a child process) — dropped after the last one.
+pub struct Setup {
+    base_url: Option<Url>,
+    guard: Option<Box<dyn Any + Send>>,
+    error: Option<String>,
+}
+
+impl Setup {
+    /// Tests run against `base_url`.
+    pub fn new(base_url: &str) -> Self {
+        match Url::parse(base_url) {
+            Ok(url) => Self {
+                base_url: Some(url),
+                guard: None,
+                error: None,
+            },
+            Err(err) => Self::failed(format!(
+                "setup returned an invalid base URL {base_url:?}: {err}"
+            )),
+        }
+    }
+
+    /// Tests run against the `base_url` of windup.toml (or `WINDUP_BASE_URL`).
+    pub fn from_config() -> Self {
+        Self {
+            base_url: None,
+            guard: None,
+            error: None,
+        }
+    }
+
+    /// Keeps `guard` alive until every scenario has run.
+    pub fn with_guard(mut self, guard: impl Any + Send) -> Self {
+        self.guard = Some(Box::new(guard));
+        self
+    }
+
+    /// A setup that could not be done: every scenario fails with this message.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self {
+            base_url: None,
+            guard: None,
+            error: Some(message.into()),
+        }
+    }
+}
+
+/// What a setup function may return: a [`Setup`], or a `Result` whose error becomes the message
+/// of every failing scenario.
+pub trait IntoSetup {
+    fn into_setup(self) -> Setup;
+}
+
+impl IntoSetup for Setup {
+    fn into_setup(self) -> Setup {
+        self
+    }
+}
+
+impl<E: std::fmt::Display> IntoSetup for Result<Setup, E> {
+    fn into_setup(self) -> Setup {
+        self.unwrap_or_else(|err| Setup::failed(format!("setup failed: {err}")))
+    }
+}
+
+type SetupFuture = Pin<Box<dyn Future<Output = Setup> + Send>>;
+
+/// Everything trials share, made once, on the first trial that runs.
+struct Ready {
+    base_url: Url,
+    pool: SessionPool,
+    // Behind a mutex only so that the harness can be shared between trial threads.
+    _guard: std::sync::Mutex<Option<Box<dyn Any + Send>>>,
+}
+
+struct Harness {
+    runtime: tokio::runtime::Runtime,
+    settings: Settings,
+    setup: std::sync::Mutex<Option<Box<dyn FnOnce() -> SetupFuture + Send>>>,
+    ready: OnceCell<Result<Ready, String>>,
+}
+
+impl Harness {
+    async fn ready(&self) -> &Result<Ready, String> {
+        self.ready
+            .get_or_init(|| async {
+                let setup = self.setup.lock().unwrap_or_else(|p| p.into_inner()).take();
+                let setup = match setup {
+                    Some(make) => make().await,
+                    None => return Err("setup already ran and failed".to_owned()),
+                };
+                if let Some(error) = setup.error {
+                    return Err(error);
+                }
+                let base_url = match setup.base_url.or_else(|| self.settings.base_url.clone()) {
+                    Some(url) => url,
+                    None => {
+                        return Err("no base URL: return one from the setup function \
+                                    (Setup::new(url)), or set base_url in windup.toml or \
+                                    WINDUP_BASE_URL"
+                            .to_owned());
+                    }
+                };
+                let browser = Browser::launch(self.settings.browser_config())
+                    .await
+                    .map_err(|err| err.to_string())?;
+                Ok(Ready {
+                    base_url,
+                    pool: SessionPool::new(browser, self.settings.workers),
+                    _guard: std::sync::Mutex::new(setup.guard),
+                })
+            })
+            .await
+    }
+
+    fn run(&self, scenario: &Scenario) -> Result<(), Failed> {
+        self.runtime.block_on(async {
+            let ready = match self.ready().await {
+                Ok(ready) => ready,
+                Err(message) => return Err(Failed::from(message)),
+            };
+            let result = run_scenario(&ready.pool, &self.settings, &ready.base_url, scenario).await;
+            match result.outcome {
+                Outcome::Passed { .. } => Ok(()),
+                Outcome::Failed(message) => Err(Failed::from(message)),
+            }
+        })
+    }
+
+    /// Closes sessions, ends the browser, then drops the user's guard.
+    fn shutdown(self) {
+        let Harness { runtime, ready, .. } = self;
+        runtime.block_on(async {
+            if let Some(Ok(ready)) = ready.into_inner() {
+                ready.pool.close().await;
+                drop(ready);
+            }
+        });
+    }
+}
+
+/// The harness entry point `#[windup::main]` expands to. `manifest_dir` is the directory of the
+/// crate whose tests these are (windup.toml and the scenarios live there).
+pub fn main<F, Fut, S>(manifest_dir: &str, setup: F) -> ExitCode
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future<Output = S> + Send + 'static,
+    S: IntoSetup + 'static,
+{
+    let args = Arguments::from_args();
+    let root = PathBuf::from(manifest_dir);
+    let settings = match Settings::load(&root) {
+        Ok(settings) => settings,
+        Err(err) => {
+            let message = err.to_string();
+            let trial = Trial::test("windup.toml", move || Err(Failed::from(message)));
+            return libtest_mimic::run(&args, vec![trial]).exit_code();
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("windup: cannot start the async runtime: {err}");
+            return ExitCode::from(101);
+        }
+    };
+    let make: Box<dyn FnOnce() -> SetupFuture + Send> =
+        Box::new(move || Box::pin(async move { setup().await.into_setup() }));
+    let harness = Arc::new(Harness {
+        runtime,
+        settings,
+        setup: std::sync::Mutex::new(Some(make)),
+        ready: OnceCell::new(),
+    });
+    let trials = trials(&harness);
+    let conclusion = libtest_mimic::run(&args, trials);
+    // The trials, and their clones of the harness, are gone once run returns; were one left,
+    // dropping it would still end the browser.
+    if let Ok(harness) = Arc::try_unwrap(harness) {
+        harness.shutdown();
+    }
+    conclusion.exit_code()
+}
+
+/// One trial per scenario file, named by the scenario's id; files that fail to load become
+/// failing trials named by their path.
+fn trials(harness: &Arc<Harness>) -> Vec<Trial> {
+    let root = harness.settings.scenarios_dir.clone();
+    let files = match scenario::discover(&root) {
+        Ok(files) => files,
+        Err(err) => {
+            let message = format!(
+                "cannot read the scenarios directory {}: {err}; create it, or set `scenarios` in windup.toml",
+                root.display()
+            );
+            return vec![Trial::test("scenarios", move || Err(Failed::from(message)))];
+        }
+    };
+    let ignored = &harness.settings.ignore_tags;
+    files
+        .into_iter()
+        .map(|path| match scenario::load(&path, &root) {
+            Ok(scenario) => {
+                let is_ignored = scenario.tags.iter().any(|tag| ignored.contains(tag));
+                let harness = Arc::clone(harness);
+                Trial::test(scenario.id.clone(), move || harness.run(&scenario))
+                    .with_ignored_flag(is_ignored)
+            }
+            Err(err) => {
+                let message = err.to_string();
+                Trial::test(fallback_name(&path, &root), move || {
+                    Err(Failed::from(message))
+                })
+            }
+        })
+        .collect()
+}
+
+/// A name for a scenario file that could not be read: its path under the root, no extension.
+fn fallback_name(path: &Path, root: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative
+        .with_extension("")
+        .to_string_lossy()
+        .replace('\\', "/")
+}

@@ -1,0 +1,509 @@
+//! The offline planner: each explicit step is resolved against the live page into an action with
+//! a stable selector and the element's identity, then run at once, so that the next step is
+//! resolved on the page the previous one led to. The plan it returns has therefore already been
+//! executed and verified, end to end.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::browser::{BrowserError, Purpose, Resolved, Unresolved};
+use crate::executor::{ActionRecord, Execution, Executor, FailureCause, Position, StepFailure};
+use crate::plan::{
+    self, Action, ActionKind, GeneratedBy, Identity, PLAN_VERSION, Plan, Postcondition, Rules,
+    Target,
+};
+use crate::scenario::Scenario;
+use crate::steps::{Expectation, FillValue, Step, StepKind};
+use crate::verifier;
+
+/// A plan made by running a scenario's explicit steps, with the run that verified it.
+#[derive(Debug, Clone)]
+pub struct PlannedRun {
+    pub plan: Plan,
+    pub execution: Execution,
+}
+
+/// Plans scenarios that carry explicit steps. Embedded, offline: no model, no network.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OfflinePlanner;
+
+impl OfflinePlanner {
+    /// Plans and runs `scenario` on the executor's session: opens the start page, then resolves and
+    /// runs each step in turn, and checks the scenario's own expectations at the end.
+    pub async fn plan(
+        &self,
+        scenario: &Scenario,
+        executor: &Executor<'_>,
+    ) -> Result<PlannedRun, Box<StepFailure>> {
+        let started = Instant::now();
+        let of = scenario.steps.len();
+        if scenario.steps.is_empty() {
+            let at = position(scenario, "task", 0, None);
+            return Err(executor
+                .failure(
+                    at,
+                    FailureCause::Refused(
+                        "the scenario has no steps, so only a model could plan it: add explicit \
+                         steps, or configure [llm] in windup.toml"
+                            .into(),
+                    ),
+                )
+                .await);
+        }
+        executor.open(&scenario.id, &scenario.start_url, of).await?;
+        let mut actions: Vec<Action> = Vec::with_capacity(of);
+        let mut records: Vec<ActionRecord> = Vec::with_capacity(of);
+        for (index, step) in scenario.steps.iter().enumerate() {
+            let action = self.action_for(scenario, step, index, executor).await?;
+            records.push(executor.step(&scenario.id, &action, index + 1, of).await?);
+            actions.push(action);
+        }
+        if let Some(last) = actions.last_mut() {
+            self.finish(scenario, last, executor).await?;
+        }
+        let plan = Plan {
+            plan_version: PLAN_VERSION.to_owned(),
+            scenario_id: scenario.id.clone(),
+            task: scenario.task.clone(),
+            start_url: scenario.start_url.clone(),
+            generated_by: GeneratedBy {
+                planner: "offline".into(),
+                provider: None,
+                model: None,
+                at: OffsetDateTime::now_utc()
+                    .format(&Rfc3339)
+                    .unwrap_or_else(|_| "1970-01-01T00:00:00Z".into()),
+            },
+            actions,
+        };
+        if let Err(err) = plan::validate(&plan, &rules_for(scenario)) {
+            // A planner bug, not the user's: say so plainly rather than run a bad plan.
+            let at = position(scenario, "plan", of, None);
+            return Err(executor
+                .failure(
+                    at,
+                    FailureCause::Refused(format!(
+                        "the offline planner made an invalid plan: {err}"
+                    )),
+                )
+                .await);
+        }
+        let final_url = executor
+            .session()
+            .current_url()
+            .await
+            .map(|u| u.to_string())
+            .unwrap_or_default();
+        Ok(PlannedRun {
+            plan,
+            execution: Execution {
+                actions: records,
+                duration: started.elapsed(),
+                final_url,
+            },
+        })
+    }
+
+    /// The action for one step, its element resolved on the current page.
+    async fn action_for(
+        &self,
+        scenario: &Scenario,
+        step: &Step,
+        index: usize,
+        executor: &Executor<'_>,
+    ) -> Result<Action, Box<StepFailure>> {
+        let id = format!("s{}", index + 1);
+        let mut action = Action {
+            id: id.clone(),
+            kind: ActionKind::WaitFor,
+            target: None,
+            value: None,
+            value_ref: None,
+            url: None,
+            key: None,
+            use_fragment: None,
+            expect: Vec::new(),
+            timeout_ms: None,
+        };
+        let timeout = executor.options().default_timeout;
+        let find = |name: String, within: Option<String>, purpose: Purpose, kind: ActionKind| {
+            let id = id.clone();
+            async move {
+                let resolved = resolve(
+                    executor,
+                    scenario,
+                    &id,
+                    index,
+                    kind,
+                    &name,
+                    within.as_deref(),
+                    purpose,
+                    timeout,
+                )
+                .await?;
+                Ok::<Target, Box<StepFailure>>(target(resolved))
+            }
+        };
+        match &step.kind {
+            StepKind::GoTo { path } => {
+                action.kind = ActionKind::Goto;
+                action.url = Some(path.clone());
+            }
+            StepKind::Click { name, within } => {
+                action.kind = ActionKind::Click;
+                action.target = Some(
+                    find(
+                        name.clone(),
+                        within.clone(),
+                        Purpose::Click,
+                        ActionKind::Click,
+                    )
+                    .await?,
+                );
+            }
+            StepKind::Fill {
+                field,
+                within,
+                value,
+            } => {
+                action.kind = ActionKind::Fill;
+                action.target = Some(
+                    find(
+                        field.clone(),
+                        within.clone(),
+                        Purpose::Fill,
+                        ActionKind::Fill,
+                    )
+                    .await?,
+                );
+                match value {
+                    FillValue::Text(text) => action.value = Some(text.clone()),
+                    FillValue::Account(key) => action.value_ref = Some(format!("account.{key}")),
+                }
+            }
+            StepKind::Select { option, field } => {
+                action.kind = ActionKind::Select;
+                action.target =
+                    Some(find(field.clone(), None, Purpose::Select, ActionKind::Select).await?);
+                action.value = Some(option.clone());
+            }
+            StepKind::Check { name, within } | StepKind::Uncheck { name, within } => {
+                action.kind = if matches!(step.kind, StepKind::Check { .. }) {
+                    ActionKind::Check
+                } else {
+                    ActionKind::Uncheck
+                };
+                action.target =
+                    Some(find(name.clone(), within.clone(), Purpose::Check, action.kind).await?);
+            }
+            StepKind::Press { key } => {
+                action.kind = ActionKind::Press;
+                action.key = Some(key.clone());
+            }
+            StepKind::WaitFor { name, within } => {
+                action.target = Some(
+                    find(
+                        name.clone(),
+                        within.clone(),
+                        Purpose::Find,
+                        ActionKind::WaitFor,
+                    )
+                    .await?,
+                );
+            }
+            StepKind::Use { fragment } => {
+                let at = position(scenario, &id, index + 1, Some(ActionKind::Use));
+                return Err(executor
+                    .failure(
+                        at,
+                        FailureCause::Refused(format!(
+                            "fragment {fragment:?} cannot be used yet: fragments arrive with a later release"
+                        )),
+                    )
+                    .await);
+            }
+            StepKind::Expect(expectation) => {
+                action.target = Some(page_body());
+                let condition = self
+                    .postcondition(scenario, expectation, &id, index + 1, executor)
+                    .await?;
+                action.expect.push(condition);
+            }
+        }
+        Ok(action)
+    }
+
+    /// After the last step has run: the scenario's own expectations, resolved on the page it led
+    /// to, join the last action's postconditions and are verified there. An action list that would
+    /// end with no postcondition at all gets the URL it ended on.
+    async fn finish(
+        &self,
+        scenario: &Scenario,
+        last: &mut Action,
+        executor: &Executor<'_>,
+    ) -> Result<(), Box<StepFailure>> {
+        let of = scenario.steps.len();
+        let mut added = Vec::new();
+        for expected in &scenario.expect {
+            let condition = self
+                .postcondition(scenario, &expected.expectation, &last.id, of, executor)
+                .await?;
+            if !last.expect.contains(&condition) && !added.contains(&condition) {
+                added.push(condition);
+            }
+        }
+        if last.expect.is_empty() && added.is_empty() {
+            let ended = executor
+                .session()
+                .current_url()
+                .await
+                .map_err(browser_failure);
+            match ended {
+                Ok(url) => added.push(Postcondition::UrlMatches {
+                    pattern: glob_literal(url.path()),
+                }),
+                Err(cause) => {
+                    let at = position_of(scenario, &last.id, of, last.kind);
+                    return Err(executor.failure(at, cause).await);
+                }
+            }
+        }
+        let deadline = Instant::now() + executor.options().default_timeout;
+        let verdict = verifier::verify(
+            executor.session(),
+            &executor.options().base_url,
+            &added,
+            deadline,
+        )
+        .await;
+        let cause = match verdict {
+            Ok(Ok(())) => {
+                last.expect.extend(added);
+                return Ok(());
+            }
+            Ok(Err(unmet)) => FailureCause::Unmet(unmet),
+            Err(err) => browser_failure(err),
+        };
+        let at = position_of(scenario, &last.id, of, last.kind);
+        Err(executor.failure(at, cause).await)
+    }
+
+    /// A postcondition for an expectation; element names are resolved on the current page.
+    async fn postcondition(
+        &self,
+        scenario: &Scenario,
+        expectation: &Expectation,
+        id: &str,
+        position: usize,
+        executor: &Executor<'_>,
+    ) -> Result<Postcondition, Box<StepFailure>> {
+        let timeout = executor.options().default_timeout;
+        let index = position.saturating_sub(1);
+        Ok(match expectation {
+            Expectation::Text(text) => Postcondition::TextVisible { text: text.clone() },
+            Expectation::NoText(text) => Postcondition::TextAbsent { text: text.clone() },
+            Expectation::Url(pattern) => Postcondition::UrlMatches {
+                pattern: pattern.clone(),
+            },
+            Expectation::Value { field, value } => {
+                let found = resolve(
+                    executor,
+                    scenario,
+                    id,
+                    index,
+                    ActionKind::WaitFor,
+                    field,
+                    None,
+                    Purpose::Field,
+                    timeout,
+                )
+                .await?;
+                Postcondition::InputValue {
+                    selector: found.selector,
+                    value: value.clone(),
+                }
+            }
+            Expectation::Visible(name) => {
+                let found = resolve(
+                    executor,
+                    scenario,
+                    id,
+                    index,
+                    ActionKind::WaitFor,
+                    name,
+                    None,
+                    Purpose::Find,
+                    timeout,
+                )
+                .await?;
+                Postcondition::ElementVisible {
+                    selector: found.selector,
+                }
+            }
+            Expectation::Hidden(name) => {
+                // Something that should be hidden may already be gone: then its name must not show.
+                let deadline = Instant::now();
+                match executor
+                    .session()
+                    .resolve(name, None, Purpose::Find, deadline)
+                    .await
+                    .map_err(browser_failure)
+                {
+                    Ok(Ok(found)) => Postcondition::ElementHidden {
+                        selector: found.selector,
+                    },
+                    Ok(Err(_)) => Postcondition::TextAbsent { text: name.clone() },
+                    Err(cause) => {
+                        let at = position_of(scenario, id, position, ActionKind::WaitFor);
+                        return Err(executor.failure(at, cause).await);
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// Which `value_ref`s the scenario may use: the keys of its account, whatever they are named.
+fn rules_for(scenario: &Scenario) -> Rules {
+    let keys: BTreeSet<String> = scenario
+        .steps
+        .iter()
+        .filter_map(|step| match &step.kind {
+            StepKind::Fill {
+                value: FillValue::Account(key),
+                ..
+            } => Some(key.clone()),
+            _ => None,
+        })
+        .collect();
+    if scenario.account.is_some() {
+        Rules::with_account_keys(keys)
+    } else {
+        Rules::without_account()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn resolve(
+    executor: &Executor<'_>,
+    scenario: &Scenario,
+    id: &str,
+    index: usize,
+    kind: ActionKind,
+    name: &str,
+    within: Option<&str>,
+    purpose: Purpose,
+    timeout: Duration,
+) -> Result<Resolved, Box<StepFailure>> {
+    let deadline = Instant::now() + timeout;
+    let answer = executor
+        .session()
+        .resolve(name, within, purpose, deadline)
+        .await;
+    let cause = match answer {
+        Ok(Ok(found)) => return Ok(found),
+        Ok(Err(unresolved)) => {
+            FailureCause::Unresolved(explain(name, within, purpose, &unresolved))
+        }
+        Err(err) => browser_failure(err),
+    };
+    let at = position_of(scenario, id, index + 1, kind);
+    Err(executor.failure(at, cause).await)
+}
+
+fn browser_failure(err: BrowserError) -> FailureCause {
+    FailureCause::Browser(err)
+}
+
+/// Why a name did not resolve, with what would fix the step.
+fn explain(name: &str, within: Option<&str>, purpose: Purpose, unresolved: &Unresolved) -> String {
+    let what = match purpose {
+        Purpose::Click => "that can be clicked",
+        Purpose::Fill => "that can be typed into",
+        Purpose::Select => "that is a list to choose from",
+        Purpose::Check => "that is a checkbox or radio button",
+        Purpose::Field => "that is a form field",
+        Purpose::Find => "",
+    };
+    let scope = within.map(|w| format!(" in {w:?}")).unwrap_or_default();
+    match unresolved {
+        Unresolved::Missing { known } => {
+            let mut text = format!("no element {what} is named {name:?}{scope} on this page")
+                .replace("  ", " ");
+            if !known.is_empty() {
+                let names: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
+                text.push_str(&format!("; names here include {}", names.join(", ")));
+            }
+            text
+        }
+        Unresolved::Ambiguous { candidates } => {
+            let listed: Vec<String> = candidates
+                .iter()
+                .map(|(described, selector)| format!("{described} ({selector})"))
+                .collect();
+            format!(
+                "{name:?}{scope} matches {} elements: {}; add `in \"…\"` naming the part of the page it is in",
+                candidates.len(),
+                listed.join("; ")
+            )
+        }
+    }
+}
+
+/// A path as a glob that matches only itself.
+fn glob_literal(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn target(resolved: Resolved) -> Target {
+    Target {
+        selector: resolved.selector,
+        identity: resolved.identity,
+    }
+}
+
+/// The target of a pure check: the page itself.
+fn page_body() -> Target {
+    Target {
+        selector: "body".into(),
+        identity: Identity {
+            tag: "body".into(),
+            ..Identity::default()
+        },
+    }
+}
+
+fn position<'a>(
+    scenario: &'a Scenario,
+    id: &'a str,
+    position: usize,
+    kind: Option<ActionKind>,
+) -> Position<'a> {
+    Position {
+        scenario: &scenario.id,
+        action_id: id,
+        position,
+        of: scenario.steps.len(),
+        kind,
+        selector: None,
+    }
+}
+
+fn position_of<'a>(
+    scenario: &'a Scenario,
+    id: &'a str,
+    position_: usize,
+    kind: ActionKind,
+) -> Position<'a> {
+    position(scenario, id, position_, Some(kind))
+}

@@ -1,0 +1,368 @@
+use std::fs;
+
+use super::*;
+use crate::steps::{FillValue, StepKind};
+
+const CHECKOUT: &str = r#"id: checkout-as-demo-user        # default: path under scenarios/
+task: Buy one Rust mug as the demo user and confirm the order.
+start_url: /
+account: demo
+hints: ["The cart is in the header"]
+steps:
+  - go to /products
+  - click "Add to cart" in "Rust mug"
+  - fill "Email" with account.email
+  - expect text "Thank you for your order"
+expect:
+  - text "Thank you for your order"
+  - url /orders/*
+tags: [smoke]
+"#;
+
+fn root() -> &'static Path {
+    Path::new("scenarios")
+}
+
+fn parse_at(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    parse(text, &root().join(file), root())
+}
+
+fn error(text: &str) -> ScenarioError {
+    parse_at(text, "checkout.yaml").expect_err("the scenario should be rejected")
+}
+
+#[test]
+fn parses_the_design_example() {
+    let scenario = parse_at(CHECKOUT, "checkout.yaml").unwrap();
+    assert_eq!(scenario.id, "checkout-as-demo-user");
+    assert_eq!(
+        scenario.task,
+        "Buy one Rust mug as the demo user and confirm the order."
+    );
+    assert_eq!(scenario.start_url, "/");
+    assert_eq!(scenario.account.as_deref(), Some("demo"));
+    assert_eq!(scenario.hints, ["The cart is in the header"]);
+    assert_eq!(scenario.tags, ["smoke"]);
+    assert_eq!(scenario.path, Path::new("scenarios/checkout.yaml"));
+    let lines: Vec<usize> = scenario.steps.iter().map(|s| s.line).collect();
+    assert_eq!(lines, [7, 8, 9, 10]);
+    assert_eq!(
+        scenario.steps[1].kind,
+        StepKind::Click {
+            name: "Add to cart".to_owned(),
+            within: Some("Rust mug".to_owned()),
+        }
+    );
+    assert_eq!(
+        scenario.steps[1].text,
+        r#"click "Add to cart" in "Rust mug""#
+    );
+    assert_eq!(
+        scenario.steps[2].kind,
+        StepKind::Fill {
+            field: "Email".to_owned(),
+            within: None,
+            value: FillValue::Account("email".to_owned()),
+        }
+    );
+    assert_eq!(
+        scenario.expect,
+        [
+            ScenarioExpectation {
+                expectation: Expectation::Text("Thank you for your order".to_owned()),
+                text: r#"text "Thank you for your order""#.to_owned(),
+                line: 12,
+            },
+            ScenarioExpectation {
+                expectation: Expectation::Url("/orders/*".to_owned()),
+                text: "url /orders/*".to_owned(),
+                line: 13,
+            },
+        ]
+    );
+    assert_eq!(scenario.hash.len(), 64);
+    assert!(
+        scenario
+            .hash
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    );
+}
+
+#[test]
+fn minimal_scenario_gets_defaults() {
+    let scenario = parse_at("task: Browse the shop\n", "browse.yaml").unwrap();
+    assert_eq!(scenario.id, "browse");
+    assert_eq!(scenario.start_url, "/");
+    assert_eq!(scenario.account, None);
+    assert!(scenario.hints.is_empty() && scenario.steps.is_empty());
+    assert!(scenario.expect.is_empty() && scenario.tags.is_empty());
+    // Empty lists are fine too.
+    let scenario = parse_at("task: Browse\nsteps:\nexpect: []\n", "browse.yaml").unwrap();
+    assert!(scenario.steps.is_empty() && scenario.expect.is_empty());
+}
+
+#[test]
+fn default_ids_come_from_the_path_under_the_root() {
+    let cases = [
+        ("scenarios/checkout.yaml", "scenarios", "checkout"),
+        ("scenarios/shop/checkout.yml", "scenarios", "shop/checkout"),
+        ("./scenarios/shop/a/b.yaml", "scenarios", "shop/a/b"),
+        ("/p/scenarios/x.y.yaml", "/p/scenarios", "x.y"),
+        ("elsewhere/other.yaml", "scenarios", "other"),
+    ];
+    for (path, root, id) in cases {
+        assert_eq!(default_id(Path::new(path), Path::new(root)), id, "{path}");
+        let scenario = parse("task: T\n", Path::new(path), Path::new(root)).unwrap();
+        assert_eq!(scenario.id, id);
+    }
+}
+
+#[test]
+fn hash_follows_the_text() {
+    let a = parse_at("task: Browse\n", "a.yaml").unwrap();
+    let same = parse_at("task: Browse\n", "b.yaml").unwrap();
+    let edited = parse_at("task: Browse \n", "a.yaml").unwrap();
+    assert_eq!(a.hash, same.hash);
+    assert_ne!(a.hash, edited.hash);
+    // SHA-256 of "task: Browse\n", computed independently.
+    assert_eq!(a.hash, sha256_hex(b"task: Browse\n"));
+    assert_eq!(
+        sha256_hex(b""),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+}
+
+#[test]
+fn load_reads_the_file_and_hashes_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("scenarios");
+    fs::create_dir_all(root.join("shop")).unwrap();
+    let path = root.join("shop/cart.yaml");
+    fs::write(&path, "task: Fill the cart\nsteps:\n  - go to /cart\n").unwrap();
+    let scenario = load(&path, &root).unwrap();
+    assert_eq!(scenario.id, "shop/cart");
+    assert_eq!(scenario.path, path);
+    assert_eq!(scenario.steps[0].line, 3);
+    let before = scenario.hash;
+    fs::write(&path, "task: Fill the cart\nsteps:\n  - go to /carts\n").unwrap();
+    assert_ne!(load(&path, &root).unwrap().hash, before);
+
+    let missing = load(&root.join("missing.yaml"), &root).unwrap_err();
+    assert_eq!((missing.line, missing.column), (0, 0));
+    assert!(
+        missing.message.starts_with("cannot read the scenario"),
+        "{missing}"
+    );
+    fs::write(root.join("bin.yaml"), b"task: \xff\n").unwrap();
+    let binary = load(&root.join("bin.yaml"), &root).unwrap_err();
+    assert!(binary.message.contains("not UTF-8"), "{binary}");
+}
+
+#[test]
+fn discover_recurses_sorts_and_skips_fragments_and_hidden() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for file in [
+        "b.yaml",
+        "a.yml",
+        "shop/z.yaml",
+        "shop/deep/c.yaml",
+        "shop/fragments/kept.yaml",
+        "fragments/login.yaml",
+        ".hidden/x.yaml",
+        "shop/.cache/y.yaml",
+        ".dot.yaml",
+        "notes.txt",
+        "plan.json",
+        "shop/checkout.plan.json",
+    ] {
+        let path = root.join(file);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "task: T\n").unwrap();
+    }
+    let found: Vec<String> = discover(root)
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p.strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "a.yml",
+            "b.yaml",
+            "shop/deep/c.yaml",
+            "shop/fragments/kept.yaml",
+            "shop/z.yaml"
+        ]
+    );
+    assert!(discover(&root.join("absent")).is_err());
+}
+
+#[test]
+fn malformed_yaml_is_located() {
+    let err = error("task: Buy a mug\nsteps:\n  - go to /\n bad: [\n");
+    assert_eq!((err.line, err.column), (4, 2), "{err}");
+    insta::assert_snapshot!("malformed_yaml", err.to_string());
+}
+
+#[test]
+fn unknown_key_names_the_closest() {
+    let err = error("task: Buy a mug\nstpes:\n  - go to /\n");
+    assert_eq!((err.line, err.column), (2, 1), "{err}");
+    assert!(err.hint.contains("did you mean `steps`?"), "{err}");
+    insta::assert_snapshot!("unknown_key", err.to_string());
+}
+
+#[test]
+fn unknown_step_verb_is_located_in_its_item() {
+    let text = "task: Buy a mug\nstart_url: /\nsteps:\n  - go to /products\n\n  # then buy\n  -   tap \"Buy\"\n";
+    let err = error(text);
+    assert_eq!((err.line, err.column), (7, 7), "{err}");
+    insta::assert_snapshot!("unknown_step_verb", err.to_string());
+}
+
+#[test]
+fn unterminated_quote_points_at_the_opening_quote() {
+    let err = error("task: Buy\nsteps:\n- go to /\n- click \"Add to cart\" in \"Mug\n");
+    assert_eq!((err.line, err.column), (4, 26), "{err}");
+    insta::assert_snapshot!("unterminated_quote", err.to_string());
+}
+
+#[test]
+fn fill_without_with() {
+    let err = error("task: Sign up\nsteps:\n  - fill \"Email\" \"ada@example.com\"\n");
+    assert_eq!((err.line, err.column), (3, 18), "{err}");
+    insta::assert_snapshot!("fill_without_with", err.to_string());
+}
+
+#[test]
+fn account_value_needs_an_account() {
+    let err =
+        error("task: Sign in\nsteps:\n  - go to /login\n  - fill \"Email\" with account.email\n");
+    assert_eq!((err.line, err.column), (4, 23), "{err}");
+    insta::assert_snapshot!("account_without_account", err.to_string());
+}
+
+#[test]
+fn unknown_press_key() {
+    let err = error("task: Search\nsteps:\n  - fill \"Search\" with \"mug\"\n  - press Return\n");
+    assert_eq!((err.line, err.column), (4, 11), "{err}");
+    insta::assert_snapshot!("unknown_press_key", err.to_string());
+}
+
+#[test]
+fn empty_file() {
+    for text in ["", "\n\n", "# only a comment\n", "---\n"] {
+        let err = error(text);
+        assert_eq!((err.line, err.column), (1, 1));
+        assert_eq!(err.message, "the scenario is empty");
+    }
+    insta::assert_snapshot!("empty_file", error("").to_string());
+}
+
+#[test]
+fn bad_expectation_is_located_in_the_expect_list() {
+    let err = error("task: T\nexpect:\n  - text \"Done\"\n  - txt \"Done\"\n");
+    assert_eq!((err.line, err.column), (4, 5), "{err}");
+    assert_eq!(err.message, "unknown expectation `txt` in `txt \"Done\"`");
+    assert!(err.hint.contains("did you mean `text`?"), "{err}");
+}
+
+#[test]
+fn quoted_items_and_flow_lists_are_located() {
+    // A single-quoted YAML item: the column skips the quote.
+    let err = error("task: T\nsteps:\n  - 'click \"Total: 5\" nw'\n");
+    assert_eq!((err.line, err.column), (3, 23), "{err}");
+    // A flow list: the `steps:` line.
+    let err = error("task: T\nsteps: [\"go to /\", \"tap x\"]\n");
+    assert_eq!((err.line, err.column), (2, 1), "{err}");
+    assert!(
+        err.message.starts_with("unknown step verb \"tap\""),
+        "{err}"
+    );
+    let ok = parse_at("task: T\nsteps: [\"go to /\", \"press Enter\"]\n", "a.yaml").unwrap();
+    assert_eq!(ok.steps[1].line, 2);
+}
+
+#[test]
+fn schema_errors_are_located_with_hints() {
+    // An unquoted `: ` makes a step a mapping.
+    let err = error("task: T\nsteps:\n  - expect text \"Total: 5\"\n");
+    assert_eq!((err.line, err.column), (3, 5), "{err}");
+    assert!(err.hint.contains("wrap it in single quotes"), "{err}");
+    let err = error("task: T\nsteps: go to /\n");
+    assert_eq!((err.line, err.column), (2, 8), "{err}");
+    assert!(
+        err.message.starts_with("`steps`: invalid type: string"),
+        "{err}"
+    );
+    let err = error("task: T\ntask: U\n");
+    assert_eq!((err.line, err.column), (2, 1), "{err}");
+    assert_eq!(err.message, "`task` appears more than once");
+    let err = error("- task: T\n");
+    assert!(err.message.contains("mapping of keys"), "{err}");
+}
+
+#[test]
+fn value_checks() {
+    let cases = [
+        ("steps:\n  - go to /\n", 1, 1, "missing `task`"),
+        ("task: \"  \"\n", 1, 7, "`task` is empty"),
+        (
+            "task: T\nstart_url: https://shop.example/\n",
+            2,
+            12,
+            "`start_url` must be a path starting with \"/\", found \"https://shop.example/\"",
+        ),
+        ("task: T\nid: -bad\n", 2, 5, "invalid id \"-bad\""),
+        ("task: T\nid: has space\n", 2, 5, "invalid id \"has space\""),
+        (
+            "task: T\naccount: a b\n",
+            2,
+            10,
+            "invalid account name \"a b\"",
+        ),
+        (
+            "task: T\ntags:\n  - smoke\n  - \"two words\"\n",
+            4,
+            5,
+            "invalid tag \"two words\"",
+        ),
+        ("task: T\nsteps:\n  -\n", 3, 4, "empty step"),
+    ];
+    for (text, line, column, message) in cases {
+        let err = error(text);
+        assert_eq!(err.message, message, "{text:?}");
+        assert_eq!((err.line, err.column), (line, column), "{text:?}: {err}");
+        assert!(!err.hint.is_empty(), "{text:?}");
+    }
+    let err = parse("task: T\n", Path::new("s/bad name.yaml"), Path::new("s")).unwrap_err();
+    assert_eq!((err.line, err.column), (0, 0));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "s/bad name.yaml: the file name gives the invalid id \"bad name\"\n  hint: set `id:` in the file or rename it; {ID_RULE}"
+        )
+    );
+    // Ids may use `/`, `.` and `-` after the first character.
+    let ok = parse_at("task: T\nid: shop/v1.2-checkout_x\n", "a.yaml").unwrap();
+    assert_eq!(ok.id, "shop/v1.2-checkout_x");
+    assert!(is_valid_id(&"a".repeat(128)) && !is_valid_id(&"a".repeat(129)));
+}
+
+#[test]
+fn strips_serde_yaml_locations() {
+    assert_eq!(
+        strip_locations(
+            "did not find expected key at line 3 column 1, while parsing a block mapping at line 1 column 1"
+        ),
+        "did not find expected key, while parsing a block mapping"
+    );
+    assert_eq!(strip_locations("at line x"), "at line x");
+}

@@ -1,0 +1,164 @@
+//! The step language: explicit steps, one line each, parsed into typed steps.
+//!
+//! ```text
+//! go to PATH                          press KEY
+//! click "NAME" [in "CONTAINER"]       wait for "NAME" [in "CONTAINER"]
+//! fill "FIELD" [in "C"] with "TEXT"   use FRAGMENT
+//! fill "FIELD" [in "C"] with account.KEY
+//! select "OPTION" in "FIELD"          expect text "TEXT" | no text "TEXT" | url GLOB
+//! check "NAME" [in "CONTAINER"]       expect "FIELD" value "TEXT"
+//! uncheck "NAME" [in "CONTAINER"]     expect "NAME" visible | hidden
+//! ```
+//!
+//! Quoted text uses double quotes with `\"` and `\\` escapes; verbs and keywords are
+//! case-insensitive. Parsing knows nothing of pages: resolving names is the planner's job.
+
+mod parse;
+pub(crate) mod suggest;
+#[cfg(test)]
+mod tests;
+
+/// One explicit step of a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub kind: StepKind,
+    /// The step as written.
+    pub text: String,
+    /// 1-based line in the scenario file; 0 when unknown.
+    pub line: usize,
+}
+
+impl Step {
+    /// Parses `text`, remembering where it was written.
+    pub fn parse(text: &str, line: usize) -> Result<Step, StepError> {
+        Ok(Step {
+            kind: parse_step(text)?,
+            text: text.to_owned(),
+            line,
+        })
+    }
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepKind {
+    /// `go to PATH`
+    GoTo { path: String },
+    /// `click "NAME" [in "CONTAINER"]`
+    Click {
+        name: String,
+        within: Option<String>,
+    },
+    /// `fill "FIELD" [in "CONTAINER"] with "TEXT" | account.KEY`
+    Fill {
+        field: String,
+        within: Option<String>,
+        value: FillValue,
+    },
+    /// `select "OPTION" in "FIELD"`
+    Select { option: String, field: String },
+    /// `check "NAME" [in "CONTAINER"]`
+    Check {
+        name: String,
+        within: Option<String>,
+    },
+    /// `uncheck "NAME" [in "CONTAINER"]`
+    Uncheck {
+        name: String,
+        within: Option<String>,
+    },
+    /// `press KEY`, with KEY in the canonical spelling of [`crate::plan::key_names`].
+    Press { key: String },
+    /// `wait for "NAME" [in "CONTAINER"]`
+    WaitFor {
+        name: String,
+        within: Option<String>,
+    },
+    /// `use FRAGMENT`
+    Use { fragment: String },
+    /// `expect …`
+    Expect(Expectation),
+}
+
+impl StepKind {
+    /// The verb as the step language spells it (`go to`, `click`, …).
+    pub fn verb(&self) -> &'static str {
+        match self {
+            StepKind::GoTo { .. } => "go to",
+            StepKind::Click { .. } => "click",
+            StepKind::Fill { .. } => "fill",
+            StepKind::Select { .. } => "select",
+            StepKind::Check { .. } => "check",
+            StepKind::Uncheck { .. } => "uncheck",
+            StepKind::Press { .. } => "press",
+            StepKind::WaitFor { .. } => "wait for",
+            StepKind::Use { .. } => "use",
+            StepKind::Expect(_) => "expect",
+        }
+    }
+
+    /// The account key a `fill … with account.KEY` step reads, if any.
+    pub fn account_key(&self) -> Option<&str> {
+        match self {
+            StepKind::Fill {
+                value: FillValue::Account(key),
+                ..
+            } => Some(key),
+            _ => None,
+        }
+    }
+}
+
+/// What a `fill` step types.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FillValue {
+    /// Literal text.
+    Text(String),
+    /// A key of the scenario's account, e.g. `email` for `account.email`.
+    Account(String),
+}
+
+/// What must hold on the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expectation {
+    /// `text "TEXT"`: the text is visible.
+    Text(String),
+    /// `no text "TEXT"`: the text is not visible.
+    NoText(String),
+    /// `url GLOB`: the current URL matches the glob.
+    Url(String),
+    /// `"FIELD" value "TEXT"`: the field holds exactly this value.
+    Value { field: String, value: String },
+    /// `"NAME" visible`
+    Visible(String),
+    /// `"NAME" hidden`
+    Hidden(String),
+}
+
+/// Why a step could not be read, where in the step, and what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct StepError {
+    pub message: String,
+    /// 1-based (in characters) within the step text.
+    pub column: usize,
+    /// What to write instead; may be empty.
+    pub hint: String,
+}
+
+/// The verbs a step may start with, as written.
+pub const VERBS: &[&str] = &[
+    "go to", "click", "fill", "select", "check", "uncheck", "press", "wait for", "use", "expect",
+];
+
+/// Parses one step line, e.g. `click "Add to cart" in "Rust mug"`.
+pub fn parse_step(text: &str) -> Result<StepKind, StepError> {
+    parse::step(text)
+}
+
+/// A scenario-level `expect:` item: the same forms without the leading `expect ` (`text "…"`,
+/// `no text "…"`, `url GLOB`, `"FIELD" value "…"`, `"NAME" visible|hidden`); a leading
+/// `expect ` is tolerated.
+pub fn parse_expectation(text: &str) -> Result<Expectation, StepError> {
+    parse::expectation(text)
+}
