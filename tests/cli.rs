@@ -82,6 +82,20 @@ fn exit_codes_say_what_went_wrong() {
     assert_eq!(no_url.status.code(), Some(2), "{}", text(&no_url));
     assert!(text(&no_url).contains("no base URL"), "{}", text(&no_url));
 
+    // As `cargo windup …`, cargo passes the subcommand's name first; it is skipped.
+    let as_cargo_subcommand = windup(&["windup", "--version"], &[]);
+    assert_eq!(
+        as_cargo_subcommand.status.code(),
+        Some(0),
+        "{}",
+        text(&as_cargo_subcommand)
+    );
+    assert!(
+        text(&as_cargo_subcommand).contains("cargo windup 0.1.0"),
+        "{}",
+        text(&as_cargo_subcommand)
+    );
+
     let usage = windup(&["frobnicate"], &[]);
     assert_eq!(usage.status.code(), Some(2), "{}", text(&usage));
 

@@ -160,6 +160,26 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
         "{output}"
     );
 
+    // A scenario that does not load is a failing test with its located error; the others run.
+    std::fs::write(
+        app.join("scenarios/typo.yaml"),
+        "task: A typo.\nstpes:\n  - go to /\n",
+    )
+    .unwrap();
+    let typo = cargo(app, &url, &["test", "--offline", "--test", "e2e"]);
+    let output = text(&typo);
+    assert!(!typo.status.success(), "{output}");
+    assert!(
+        output.contains("test typo ... FAILED") && output.contains("test hello ... ok"),
+        "{output}"
+    );
+    assert!(
+        output.contains("scenarios/typo.yaml:2:1: unknown key `stpes`"),
+        "{output}"
+    );
+    assert!(output.contains("did you mean `steps`?"), "{output}");
+    std::fs::remove_file(app.join("scenarios/typo.yaml")).unwrap();
+
     // Break the expectation: the test fails, showing the step and why.
     std::fs::write(
         app.join("scenarios/hello.yaml"),

@@ -219,7 +219,7 @@ mod tests {
         let dir = fresh_crate();
         let first = init(dir.path(), "0.1").unwrap();
         let created: Vec<String> = first.iter().map(|c| c.to_string()).collect();
-        assert_eq!(first.len(), 7, "{created:#?}");
+        assert_eq!(first.len(), 6, "{created:#?}");
         let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
         assert!(
             manifest.contains("name = \"shop\" # my shop"),

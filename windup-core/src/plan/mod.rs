@@ -77,6 +77,24 @@ pub struct Action {
 }
 
 /// What an action does; the wire name is [`ActionKind::as_str`].
+impl Action {
+    /// An action of `kind` with nothing else set yet.
+    pub fn new(id: impl Into<String>, kind: ActionKind) -> Self {
+        Self {
+            id: id.into(),
+            kind,
+            target: None,
+            value: None,
+            value_ref: None,
+            url: None,
+            key: None,
+            use_fragment: None,
+            expect: Vec::new(),
+            timeout_ms: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {

@@ -116,37 +116,9 @@ impl OfflinePlanner {
         executor: &Executor<'_>,
     ) -> Result<Action, Box<StepFailure>> {
         let id = format!("s{}", index + 1);
-        let mut action = Action {
-            id: id.clone(),
-            kind: ActionKind::WaitFor,
-            target: None,
-            value: None,
-            value_ref: None,
-            url: None,
-            key: None,
-            use_fragment: None,
-            expect: Vec::new(),
-            timeout_ms: None,
-        };
-        let timeout = executor.options().default_timeout;
-        let find = |name: String, within: Option<String>, purpose: Purpose, kind: ActionKind| {
-            let id = id.clone();
-            async move {
-                let resolved = resolve(
-                    executor,
-                    scenario,
-                    &id,
-                    index,
-                    kind,
-                    &name,
-                    within.as_deref(),
-                    purpose,
-                    timeout,
-                )
-                .await?;
-                Ok::<Target, Box<StepFailure>>(target(resolved))
-            }
-        };
+        let mut action = Action::new(id.clone(), ActionKind::WaitFor);
+        // The element to find, if the step names one: its name, container and what it is for.
+        let mut lookup: Option<(&str, Option<&str>, Purpose)> = None;
         match &step.kind {
             StepKind::GoTo { path } => {
                 action.kind = ActionKind::Goto;
@@ -154,15 +126,7 @@ impl OfflinePlanner {
             }
             StepKind::Click { name, within } => {
                 action.kind = ActionKind::Click;
-                action.target = Some(
-                    find(
-                        name.clone(),
-                        within.clone(),
-                        Purpose::Click,
-                        ActionKind::Click,
-                    )
-                    .await?,
-                );
+                lookup = Some((name, within.as_deref(), Purpose::Click));
             }
             StepKind::Fill {
                 field,
@@ -170,15 +134,7 @@ impl OfflinePlanner {
                 value,
             } => {
                 action.kind = ActionKind::Fill;
-                action.target = Some(
-                    find(
-                        field.clone(),
-                        within.clone(),
-                        Purpose::Fill,
-                        ActionKind::Fill,
-                    )
-                    .await?,
-                );
+                lookup = Some((field, within.as_deref(), Purpose::Fill));
                 match value {
                     FillValue::Text(text) => action.value = Some(text.clone()),
                     FillValue::Account(key) => action.value_ref = Some(format!("account.{key}")),
@@ -186,33 +142,23 @@ impl OfflinePlanner {
             }
             StepKind::Select { option, field } => {
                 action.kind = ActionKind::Select;
-                action.target =
-                    Some(find(field.clone(), None, Purpose::Select, ActionKind::Select).await?);
+                lookup = Some((field, None, Purpose::Select));
                 action.value = Some(option.clone());
             }
-            StepKind::Check { name, within } | StepKind::Uncheck { name, within } => {
-                action.kind = if matches!(step.kind, StepKind::Check { .. }) {
-                    ActionKind::Check
-                } else {
-                    ActionKind::Uncheck
-                };
-                action.target =
-                    Some(find(name.clone(), within.clone(), Purpose::Check, action.kind).await?);
+            StepKind::Check { name, within } => {
+                action.kind = ActionKind::Check;
+                lookup = Some((name, within.as_deref(), Purpose::Check));
+            }
+            StepKind::Uncheck { name, within } => {
+                action.kind = ActionKind::Uncheck;
+                lookup = Some((name, within.as_deref(), Purpose::Check));
             }
             StepKind::Press { key } => {
                 action.kind = ActionKind::Press;
                 action.key = Some(key.clone());
             }
             StepKind::WaitFor { name, within } => {
-                action.target = Some(
-                    find(
-                        name.clone(),
-                        within.clone(),
-                        Purpose::Find,
-                        ActionKind::WaitFor,
-                    )
-                    .await?,
-                );
+                lookup = Some((name, within.as_deref(), Purpose::Find));
             }
             StepKind::Use { fragment } => {
                 let at = position(scenario, &id, index + 1, Some(ActionKind::Use));
@@ -232,6 +178,22 @@ impl OfflinePlanner {
                     .await?;
                 action.expect.push(condition);
             }
+        }
+        if let Some((name, within, purpose)) = lookup {
+            let timeout = executor.options().default_timeout;
+            let found = resolve(
+                executor,
+                scenario,
+                &id,
+                index,
+                action.kind,
+                name,
+                within,
+                purpose,
+                timeout,
+            )
+            .await?;
+            action.target = Some(target(found));
         }
         Ok(action)
     }
