@@ -110,3 +110,19 @@ fn exit_codes_say_what_went_wrong() {
         text(&no_driver)
     );
 }
+
+#[test]
+fn the_demo_says_when_the_browser_is_missing_and_how_to_install_it() {
+    // No terminal to ask and no --yes: the demo explains and stops instead of installing.
+    let output = windup(
+        &["demo"],
+        &[("WINDUP_CHROMEDRIVER", "/nonexistent/chromedriver")],
+    );
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{out}");
+    assert!(out.contains("missing here: ChromeDriver."), "{out}");
+    assert!(
+        out.contains("run `cargo windup setup`, or `cargo windup demo --yes`"),
+        "{out}"
+    );
+}

@@ -45,6 +45,15 @@ fn cargo(dir: &Path, base_url: &str, args: &[&str]) -> Output {
         .expect("cargo runs")
 }
 
+/// How libtest reported a test: `ok`, `FAILED` or `ignored` (names are padded to align).
+fn outcome<'a>(output: &'a str, name: &str) -> Option<&'a str> {
+    output.lines().find_map(|line| {
+        let rest = line.strip_prefix("test ")?.strip_prefix(name)?;
+        let (padding, result) = rest.split_once("... ")?;
+        padding.trim().is_empty().then_some(result.trim())
+    })
+}
+
 fn text(output: &Output) -> String {
     format!(
         "{}\n{}",
@@ -117,7 +126,7 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
     let output = text(&tested);
     assert!(tested.status.success(), "cargo test: {output}");
     assert!(
-        output.contains("test hello ... ok") && output.contains("test title ... ok"),
+        outcome(&output, "hello") == Some("ok") && outcome(&output, "title") == Some("ok"),
         "{output}"
     );
 
@@ -170,7 +179,7 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
     let output = text(&typo);
     assert!(!typo.status.success(), "{output}");
     assert!(
-        output.contains("test typo ... FAILED") && output.contains("test hello ... ok"),
+        outcome(&output, "typo") == Some("FAILED") && outcome(&output, "hello") == Some("ok"),
         "{output}"
     );
     assert!(
@@ -189,7 +198,7 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
     let broken = cargo(app, &url, &["test", "--offline", "--test", "e2e"]);
     let output = text(&broken);
     assert!(!broken.status.success(), "{output}");
-    assert!(output.contains("test hello ... FAILED"), "{output}");
+    assert!(outcome(&output, "hello") == Some("FAILED"), "{output}");
     assert!(output.contains("failed at step 3 of 3"), "{output}");
     assert!(
         output.contains("step: expect text \"Goodbye, Ferris\""),

@@ -13,7 +13,7 @@ use windup_core::browser::install::{InstallPlan, availability, install_plan};
 use windup_core::config::Settings;
 use windup_core::executor::NoValues;
 use windup_core::plan::{Plan, Rules};
-use windup_core::runner::{Outcome, ScenarioResult, SessionPool, run_suite};
+use windup_core::runner::{Outcome, ScenarioResult, SessionPool, relative, run_suite};
 use windup_core::scenario::{self, Scenario};
 use windup_core::{Browser, ExecOptions, Executor};
 
@@ -175,7 +175,7 @@ fn scenarios(
     let mut loaded = Vec::new();
     let mut broken = 0;
     for file in files {
-        match scenario::load(&file, root) {
+        match scenario::load(&relative(&file), &relative(root)) {
             Ok(scenario) => {
                 let wanted = filter.is_none_or(|f| scenario.id.contains(f));
                 let ignored = scenario
@@ -221,14 +221,7 @@ async fn demo(suite: &SuiteArgs, yes: bool) -> Result<ExitCode, Fatal> {
     let found = availability(&settings.browser_config());
     if settings.browser.webdriver_url.is_none() && !found.ready() {
         let missing = found.missing().join(" and ");
-        println!(
-            "{missing} {} not installed; the demo needs them.",
-            if found.missing().len() > 1 {
-                "are"
-            } else {
-                "is"
-            }
-        );
+        println!("The demo runs in Chromium through ChromeDriver; missing here: {missing}.");
         if !(yes || confirm("Install them now with the system package manager?")) {
             return Err(Fatal(
                 exit::BROWSER,

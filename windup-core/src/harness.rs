@@ -19,7 +19,7 @@ use url::Url;
 
 use crate::browser::Browser;
 use crate::config::Settings;
-use crate::runner::{Outcome, SessionPool, run_scenario};
+use crate::runner::{Outcome, SessionPool, relative, run_scenario};
 use crate::scenario::{self, Scenario};
 
 /// What the user's setup hands the harness: the URL of the app under test, and whatever must
@@ -228,20 +228,22 @@ fn trials(harness: &Arc<Harness>) -> Vec<Trial> {
     let ignored = &harness.settings.ignore_tags;
     files
         .into_iter()
-        .map(|path| match scenario::load(&path, &root) {
-            Ok(scenario) => {
-                let is_ignored = scenario.tags.iter().any(|tag| ignored.contains(tag));
-                let harness = Arc::clone(harness);
-                Trial::test(scenario.id.clone(), move || harness.run(&scenario))
-                    .with_ignored_flag(is_ignored)
-            }
-            Err(err) => {
-                let message = err.to_string();
-                Trial::test(fallback_name(&path, &root), move || {
-                    Err(Failed::from(message))
-                })
-            }
-        })
+        .map(
+            |path| match scenario::load(&relative(&path), &relative(&root)) {
+                Ok(scenario) => {
+                    let is_ignored = scenario.tags.iter().any(|tag| ignored.contains(tag));
+                    let harness = Arc::clone(harness);
+                    Trial::test(scenario.id.clone(), move || harness.run(&scenario))
+                        .with_ignored_flag(is_ignored)
+                }
+                Err(err) => {
+                    let message = err.to_string();
+                    Trial::test(fallback_name(&path, &root), move || {
+                        Err(Failed::from(message))
+                    })
+                }
+            },
+        )
         .collect()
 }
 

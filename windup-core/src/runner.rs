@@ -211,11 +211,19 @@ fn account_problem(settings: &Settings, scenario: &Scenario) -> Option<String> {
 }
 
 /// A path as a person reads it: relative to the working directory when it is under it.
-fn shown(path: &std::path::Path) -> String {
+pub fn relative(path: &std::path::Path) -> std::path::PathBuf {
     std::env::current_dir()
         .ok()
-        .and_then(|cwd| path.strip_prefix(cwd).ok().map(|p| p.display().to_string()))
-        .unwrap_or_else(|| path.display().to_string())
+        .and_then(|cwd| {
+            path.strip_prefix(cwd)
+                .ok()
+                .map(std::path::Path::to_path_buf)
+        })
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+fn shown(path: &std::path::Path) -> String {
+    relative(path).display().to_string()
 }
 
 /// A step failure in the scenario's own terms: its file and line, the step as written, the

@@ -129,3 +129,36 @@ pub fn install_plan() -> InstallPlan {
             .to_owned(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_driver_is_named() {
+        let config = BrowserConfig {
+            chromedriver: Some("/nonexistent/chromedriver".into()),
+            chrome_binary: Some("/nonexistent/chromium".into()),
+            ..BrowserConfig::default()
+        };
+        let found = availability(&config);
+        assert!(!found.ready());
+        assert_eq!(found.missing(), vec!["Chromium", "ChromeDriver"]);
+    }
+
+    #[test]
+    fn apt_machines_get_the_debian_packages() {
+        if find_executable(None, &["apt-get"], &[]).is_none() {
+            return; // Another family of machine: its own branch applies.
+        }
+        let InstallPlan::Commands(commands) = install_plan() else {
+            panic!("apt-get is on PATH, so there is a plan");
+        };
+        let last = commands.last().unwrap().join(" ");
+        assert!(
+            last.ends_with("apt-get install -y chromium chromium-driver"),
+            "{last}"
+        );
+        assert!(commands[0].join(" ").ends_with("apt-get update"));
+    }
+}
