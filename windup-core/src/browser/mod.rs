@@ -33,6 +33,17 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-crash-reporter",
     "--disable-breakpad",
     "--password-store=basic",
+    // Background work a test browser never needs; each costs CPU on small machines.
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-client-side-phishing-detection",
+    "--disable-hang-monitor",
+    "--disable-domain-reliability",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,CalculateNativeWinOcclusion",
+    "--metrics-recording-only",
+    "--mute-audio",
+    // One renderer per site, reused across scenarios, instead of a new process per navigation.
+    "--process-per-site",
 ];
 
 /// How to reach a browser. Built from the environment by [`BrowserConfig::from_env`]; the
