@@ -556,7 +556,7 @@ async fn a_moving_element_is_not_clicked_until_it_stops() {
     let deadline = Instant::now() + Duration::from_millis(500);
     let probe = rig
         .session
-        .wait_actionable(selector, GateMode::Click, deadline)
+        .wait_actionable(selector, GateMode::Click, None, deadline)
         .await
         .unwrap()
         .expect_err("a wobbling button is never stable");
@@ -570,10 +570,61 @@ async fn a_moving_element_is_not_clicked_until_it_stops() {
     let deadline = Instant::now() + Duration::from_millis(2000);
     let ready = rig
         .session
-        .wait_actionable(selector, GateMode::Click, deadline)
+        .wait_actionable(selector, GateMode::Click, None, deadline)
         .await
         .unwrap()
         .expect("a still button passes the gate");
     assert!(ready.described.contains("Add to cart"));
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn a_replay_never_acts_on_an_element_that_is_not_the_planned_one() {
+    let rig = Rig::start().await;
+    // Planned on a product page, where this selector found "Add to cart"; on the cart page the
+    // same selector finds the "Update" button of a line.
+    let stale = plan(
+        "stale-selector",
+        "/products/rust-mug",
+        json!([
+            { "id": "add", "type": "click", "target": target("[data-testid=\"add-to-cart\"]", "button"),
+              "expect": [{ "kind": "url_matches", "pattern": "/cart" }] },
+            { "id": "buy-again", "type": "click", "timeout_ms": 500,
+              "target": { "selector": "main form button",
+                          "identity": { "tag": "button", "role": "button", "name": "Add to cart" } },
+              "expect": [{ "kind": "url_matches", "pattern": "/cart" }] }
+        ]),
+    );
+    let failure = rig.fail(&stale).await;
+    let message = failure.to_string();
+    assert!(
+        message.contains(
+            "the selector now finds button \"Update\", not the button \"Add to cart\" the plan was made for"
+        ),
+        "{message}"
+    );
+    match &failure.cause {
+        FailureCause::NotActionable { probe, .. } => {
+            assert_eq!(probe.state, windup::browser::ProbeState::IdentityMismatch)
+        }
+        other => panic!("expected an identity mismatch, got {other:?}"),
+    }
+    let quantity = rig
+        .session
+        .execute_script("return document.querySelector('#qty-rust-mug').value")
+        .await
+        .unwrap();
+    assert_eq!(quantity, "1", "nothing was clicked");
+
+    // Data may change under an identity: a count in a name is not a different element.
+    let counted = plan(
+        "counted",
+        "/cart",
+        json!([{ "id": "cart", "type": "click",
+                 "target": { "selector": "[data-testid=\"cart-link\"]",
+                             "identity": { "tag": "a", "role": "link", "name": "Cart (0)" } },
+                 "expect": [{ "kind": "url_matches", "pattern": "/cart" }] }]),
+    );
+    rig.run(&counted).await.unwrap_or_else(|f| panic!("{f}"));
     rig.close().await;
 }

@@ -389,7 +389,7 @@ impl<'a> Executor<'a> {
             .as_ref()
             .ok_or_else(|| FailureCause::Refused("the action has no target".into()))?;
         self.session
-            .wait_actionable(&target.selector, mode, deadline)
+            .wait_actionable(&target.selector, mode, Some(&target.identity), deadline)
             .await
             .map_err(FailureCause::Browser)?
             .map_err(|probe| FailureCause::NotActionable {

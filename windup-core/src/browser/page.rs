@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{BrowserError, Session};
+use crate::plan::Identity;
 
 const COMMON_JS: &str = include_str!("js/common.js");
 const GATE_JS: &str = include_str!("js/gate.js");
@@ -68,6 +69,8 @@ pub enum ProbeState {
     NotEditable,
     Unstable,
     Covered,
+    /// The selector finds an element, but not the one the plan was made for.
+    IdentityMismatch,
     InvalidSelector,
     /// The page script failed, for example because the page navigated under it.
     Error,
@@ -120,10 +123,11 @@ impl Session {
         &self,
         selector: &str,
         mode: GateMode,
+        identity: Option<&Identity>,
         deadline: Instant,
     ) -> Result<Result<Actionable, Probe>, BrowserError> {
         loop {
-            let answer = self.gate(selector, mode).await?;
+            let answer = self.gate(selector, mode, identity).await?;
             match answer {
                 Ok(actionable) => return Ok(Ok(actionable)),
                 Err(probe) if probe.state.is_final() || Instant::now() >= deadline => {
@@ -134,14 +138,16 @@ impl Session {
         }
     }
 
-    /// One pass of the gate.
+    /// One pass of the gate. With an `identity`, only an element that still carries it passes:
+    /// a replay never acts on an element other than the one it was planned for.
     pub async fn gate(
         &self,
         selector: &str,
         mode: GateMode,
+        identity: Option<&Identity>,
     ) -> Result<Result<Actionable, Probe>, BrowserError> {
         let script = format!("{COMMON_JS}\n{GATE_JS}");
-        let args = vec![json!(selector), json!(mode.as_str())];
+        let args = vec![json!(selector), json!(mode.as_str()), json!(identity)];
         let raw = match self
             .execute_async("actionability check", &script, args)
             .await

@@ -176,3 +176,21 @@ function box(el) {
   const r = el.getBoundingClientRect();
   return { x: Math.round(r.x), y: Math.round(r.y + window.scrollY), width: Math.round(r.width), height: Math.round(r.height) };
 }
+
+// Identity: what an element is to a person, compared loosely enough that data may change (counts,
+// prices) but strictly enough that a different control never passes for the planned one.
+W.identityOf = (el) => ({ tag: el.tagName.toLowerCase(), role: role(el), name: accessibleName(el), label: labelText(el) });
+W.loose = (text) => W.squash(text).toLowerCase().replace(/[0-9]+([.,][0-9]+)*/g, '#');
+W.sameIdentity = (el, planned) => {
+  const now = W.identityOf(el);
+  if (now.tag !== String(planned.tag || '').toLowerCase()) return false;
+  if (planned.role && now.role !== planned.role) return false;
+  const names = [planned.name, planned.label].filter((n) => n && W.squash(n));
+  if (!names.length) return true;
+  const current = [now.name, now.label].filter(Boolean).map(W.loose);
+  return names.some((n) => current.includes(W.loose(n)));
+};
+W.describeIdentity = (identity) => {
+  const name = identity.name || identity.label;
+  return `${identity.role || identity.tag}${name ? ` "${name}"` : ''}`;
+};

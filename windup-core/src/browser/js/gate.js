@@ -1,6 +1,7 @@
 // Actionability gate. Arguments: selector, mode ("visible" | "click" | "fill" | "select" | "check"),
-// then the WebDriver callback. Answers { status, ... }; "ok" carries the element to act on.
-const [selector, mode, done] = arguments;
+// the identity the element was planned with ({ tag, role, name, label }, or null), then the
+// WebDriver callback. Answers { status, ... }; "ok" carries the element to act on.
+const [selector, mode, planned, done] = arguments;
 (async () => {
   const pending = async (answer) => { await W.nextChange(100); return answer; };
   if (document.readyState !== 'complete') return pending({ status: 'loading', detail: `the page is still loading (${document.readyState})` });
@@ -10,11 +11,19 @@ const [selector, mode, done] = arguments;
   if (all.length === 0) return pending({ status: 'missing', count: 0, detail: 'no element matches the selector' });
   let el = null;
   let original = null;
+  let stranger = null;
   for (const candidate of all) {
     // Only a click or a check may go through a label, as a person would click it.
     const throughLabel = mode === 'click' || mode === 'check';
     const target = throughLabel ? W.actionable(candidate) : (W.isVisible(candidate) ? candidate : null);
-    if (target) { el = target; original = candidate; break; }
+    if (!target) continue;
+    // Fail closed: act only on an element that still is what the plan was made for.
+    if (planned && !W.sameIdentity(candidate, planned)) { stranger = stranger || candidate; continue; }
+    el = target; original = candidate; break;
+  }
+  if (!el && stranger) {
+    const expected = W.describeIdentity(planned);
+    return pending({ status: 'identity_mismatch', count: all.length, detail: `the selector now finds ${W.describeIdentity(W.identityOf(stranger))}, not the ${expected} the plan was made for` });
   }
   if (!el) {
     const detail = all.length === 1
