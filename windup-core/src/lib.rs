@@ -12,6 +12,7 @@ pub mod plan;
 pub mod planner;
 pub mod runner;
 pub mod scenario;
+pub mod signature;
 pub mod steps;
 pub mod verifier;
 
