@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use windup_core::browser::install::{InstallPlan, availability, install_plan};
 use windup_core::config::Settings;
 use windup_core::executor::NoValues;
+use windup_core::lockfile;
 use windup_core::plan::{Plan, Rules};
 use windup_core::runner::{Outcome, ScenarioResult, SessionPool, relative, run_suite};
 use windup_core::scenario::{self, Scenario};
@@ -53,6 +54,15 @@ enum Command {
     Init,
     /// Install Chromium and ChromeDriver with the system package manager.
     Setup,
+    /// Review new or changed plans (NAME.plan.json.new): show each diff, then accept or reject it.
+    Review {
+        /// Accept every pending plan without asking.
+        #[arg(long, conflicts_with = "reject_all")]
+        accept_all: bool,
+        /// Reject every pending plan without asking.
+        #[arg(long)]
+        reject_all: bool,
+    },
     /// Execute plan files against a running site.
     Exec {
         /// Plan files (`*.plan.json`).
@@ -123,6 +133,10 @@ fn main() -> ExitCode {
             } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
             Command::Demo { suite, yes } => demo(&suite, yes).await,
             Command::Init => init(),
+            Command::Review {
+                accept_all,
+                reject_all,
+            } => review(accept_all, reject_all),
             Command::Setup => setup(),
             Command::Exec {
                 plans,
@@ -303,6 +317,82 @@ fn confirm(question: &str) -> bool {
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer).is_ok()
         && matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+/// Shows each pending plan's diff against its lockfile and accepts or rejects it.
+fn review(accept_all: bool, reject_all: bool) -> Result<ExitCode, Fatal> {
+    let settings = project_settings(&SuiteArgs {
+        workers: None,
+        include_ignored: false,
+        headed: false,
+    })?;
+    let waiting = lockfile::pending(&settings.scenarios_dir)
+        .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    if waiting.is_empty() {
+        println!("no plans to review");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let interactive = std::io::stdin().is_terminal();
+    if !(accept_all || reject_all || interactive) {
+        return Err(Fatal(
+            exit::USAGE,
+            format!(
+                "{} plans wait for review; run `cargo windup review` in a terminal, or pass --accept-all or --reject-all",
+                waiting.len()
+            ),
+        ));
+    }
+    let (mut accepted, mut rejected, mut skipped) = (0, 0, 0);
+    for pending in &waiting {
+        let shown = relative(&pending.lockfile);
+        let what = if pending.current.is_some() {
+            "changed"
+        } else {
+            "new"
+        };
+        println!(
+            "{what} plan {} ({} by {}):",
+            shown.display(),
+            pending.proposed.scenario_id,
+            pending.proposed.generated_by.planner
+        );
+        print!(
+            "{}",
+            lockfile::PlanDiff::between(pending.current.as_ref(), &pending.proposed)
+        );
+        let choice = if accept_all {
+            'a'
+        } else if reject_all {
+            'r'
+        } else {
+            ask("[a]ccept, [r]eject or [s]kip?")
+        };
+        let outcome = match choice {
+            'a' => lockfile::accept(&pending.path).map(|_| accepted += 1),
+            'r' => lockfile::reject(&pending.path).map(|_| rejected += 1),
+            _ => {
+                skipped += 1;
+                Ok(())
+            }
+        };
+        outcome.map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    }
+    println!("{accepted} accepted, {rejected} rejected, {skipped} skipped");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ask(question: &str) -> char {
+    print!("{question} ");
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return 's';
+    }
+    answer
+        .trim()
+        .chars()
+        .next()
+        .map_or('s', |c| c.to_ascii_lowercase())
 }
 
 fn init() -> Result<ExitCode, Fatal> {

@@ -8,6 +8,7 @@ pub mod config;
 pub mod executor;
 pub mod harness;
 pub mod init;
+pub mod ledger;
 pub mod lockfile;
 pub mod plan;
 pub mod planner;
