@@ -146,35 +146,74 @@ fn review_shows_each_pending_plan_and_accepts_or_rejects_it() {
     let dir = tempfile::tempdir().unwrap();
     let scenarios = dir.path().join("scenarios");
     std::fs::create_dir_all(&scenarios).unwrap();
-    std::fs::write(dir.path().join("windup.toml"), "scenarios = \"scenarios\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("windup.toml"),
+        "scenarios = \"scenarios\"\n",
+    )
+    .unwrap();
     let plan = std::fs::read_to_string(repo().join("tests/fixtures/checkout.plan.json")).unwrap();
     for name in ["accepted", "rejected"] {
-        std::fs::write(scenarios.join(format!("{name}.yaml")), "task: Buy.\nsteps: [go to /]\n").unwrap();
+        std::fs::write(
+            scenarios.join(format!("{name}.yaml")),
+            "task: Buy.\nsteps: [go to /]\n",
+        )
+        .unwrap();
         std::fs::write(scenarios.join(format!("{name}.plan.json.new")), &plan).unwrap();
     }
     // No terminal and no choice given: it says what to do, and changes nothing.
     let refused = windup_in(dir.path(), &["review"]);
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
-    assert!(text(&refused).contains("2 plans wait for review"), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("2 plans wait for review"),
+        "{}",
+        text(&refused)
+    );
 
     let accepted = windup_in(dir.path(), &["review", "--accept-all"]);
     let out = text(&accepted);
     assert_eq!(accepted.status.code(), Some(0), "{out}");
-    assert!(out.contains("new plan scenarios/accepted.plan.json (checkout-as-demo-user by hand):"), "{out}");
-    assert!(out.contains("+ place-order click [data-testid=\"place-order\"] (button \"Place order\")"), "{out}");
+    assert!(
+        out.contains("new plan scenarios/accepted.plan.json (checkout-as-demo-user by hand):"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+ place-order click [data-testid=\"place-order\"] (button \"Place order\")"),
+        "{out}"
+    );
     assert!(out.contains("2 accepted, 0 rejected, 0 skipped"), "{out}");
     assert!(scenarios.join("accepted.plan.json").is_file());
     assert!(!scenarios.join("accepted.plan.json.new").exists());
 
-    std::fs::write(scenarios.join("rejected.plan.json.new"), plan.replace("Germany", "Japan")).unwrap();
+    std::fs::write(
+        scenarios.join("rejected.plan.json.new"),
+        plan.replace("Germany", "Japan"),
+    )
+    .unwrap();
     let rejected = windup_in(dir.path(), &["review", "--reject-all"]);
     let out = text(&rejected);
-    assert!(out.contains("changed plan scenarios/rejected.plan.json"), "{out}");
-    assert!(out.contains("- country select #country (combobox \"Country\") = \"Germany\""), "{out}");
-    assert!(out.contains("+ country select #country (combobox \"Country\") = \"Japan\""), "{out}");
+    assert!(
+        out.contains("changed plan scenarios/rejected.plan.json"),
+        "{out}"
+    );
+    assert!(
+        out.contains("- country select #country (combobox \"Country\") = \"Germany\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("+ country select #country (combobox \"Country\") = \"Japan\""),
+        "{out}"
+    );
     assert!(out.contains("0 accepted, 1 rejected, 0 skipped"), "{out}");
-    assert_eq!(std::fs::read_to_string(scenarios.join("rejected.plan.json")).unwrap(), plan, "kept");
+    assert_eq!(
+        std::fs::read_to_string(scenarios.join("rejected.plan.json")).unwrap(),
+        plan,
+        "kept"
+    );
 
     let nothing = windup_in(dir.path(), &["review"]);
-    assert!(text(&nothing).contains("no plans to review"), "{}", text(&nothing));
+    assert!(
+        text(&nothing).contains("no plans to review"),
+        "{}",
+        text(&nothing)
+    );
 }

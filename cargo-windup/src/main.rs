@@ -12,11 +12,14 @@ use clap::{Args, Parser, Subcommand};
 use windup_core::browser::install::{InstallPlan, availability, install_plan};
 use windup_core::config::Settings;
 use windup_core::executor::NoValues;
-use windup_core::lockfile;
+use windup_core::ledger::CacheOutcome;
 use windup_core::plan::{Plan, Rules};
-use windup_core::runner::{Outcome, ScenarioResult, SessionPool, relative, run_suite};
+use windup_core::runner::{
+    FailureClass, Outcome, ScenarioResult, SessionPool, relative, run_suite,
+};
 use windup_core::scenario::{self, Scenario};
 use windup_core::{Browser, ExecOptions, Executor};
+use windup_core::{ledger, lockfile};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -63,6 +66,15 @@ enum Command {
         #[arg(long)]
         reject_all: bool,
     },
+    /// Model costs and cache outcomes from the run ledger, recomputed from the dated price table.
+    Costs {
+        /// Only runs on or after this date (YYYY-MM-DD).
+        #[arg(long)]
+        since: Option<String>,
+        /// Group by scenario, model or day.
+        #[arg(long, default_value = "scenario")]
+        by: String,
+    },
     /// Execute plan files against a running site.
     Exec {
         /// Plan files (`*.plan.json`).
@@ -95,12 +107,19 @@ mod exit {
     pub const FAILED: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const BROWSER: u8 = 3;
+    /// A scenario needed planning that this run may not do (read-only: CI or WINDUP_UPDATE=no).
+    pub const BUDGET: u8 = 4;
 }
 
 /// A failure of the command itself, with its exit code.
 struct Fatal(u8, String);
 
 fn main() -> ExitCode {
+    // Output piped into `head` and closed early ends the process quietly, as other tools do.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Run as `cargo windup …`, cargo passes the subcommand's own name first.
     let args = std::env::args_os()
         .enumerate()
@@ -133,6 +152,7 @@ fn main() -> ExitCode {
             } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
             Command::Demo { suite, yes } => demo(&suite, yes).await,
             Command::Init => init(),
+            Command::Costs { since, by } => costs(since.as_deref(), &by),
             Command::Review {
                 accept_all,
                 reject_all,
@@ -284,10 +304,25 @@ async fn run_scenarios(
     let report = |result: &ScenarioResult| {
         let ms = result.duration.as_millis();
         match &result.outcome {
-            Outcome::Passed { actions } => {
-                println!("PASS {} ({actions} actions, {ms} ms)", result.id)
+            Outcome::Passed {
+                actions,
+                cache,
+                pending,
+            } => {
+                let cache = match cache {
+                    CacheOutcome::Hit => "replayed",
+                    CacheOutcome::Miss => "planned",
+                    CacheOutcome::Replanned => "re-planned",
+                };
+                println!("PASS {} ({actions} actions, {cache}, {ms} ms)", result.id);
+                if let Some(path) = pending {
+                    println!(
+                        "  new plan waits for review: {} (cargo windup review)",
+                        path.display()
+                    );
+                }
             }
-            Outcome::Failed(message) => println!(
+            Outcome::Failed { message, .. } => println!(
                 "FAIL {} ({ms} ms)\n  {}",
                 result.id,
                 message.replace('\n', "\n  ")
@@ -301,8 +336,19 @@ async fn run_scenarios(
     let failed = results.len() - passed + broken;
     println!("finished in {:.1} s", started.elapsed().as_secs_f64());
     println!("{passed} passed, {failed} failed");
+    let read_only = results.iter().any(|r| {
+        matches!(
+            r.outcome,
+            Outcome::Failed {
+                class: FailureClass::ReadOnly,
+                ..
+            }
+        )
+    });
     Ok(if failed == 0 {
         ExitCode::SUCCESS
+    } else if read_only {
+        ExitCode::from(exit::BUDGET)
     } else {
         ExitCode::from(exit::FAILED)
     })
@@ -393,6 +439,40 @@ fn ask(question: &str) -> char {
         .chars()
         .next()
         .map_or('s', |c| c.to_ascii_lowercase())
+}
+
+/// Prints the cost report of the project's ledger.
+fn costs(since: Option<&str>, by: &str) -> Result<ExitCode, Fatal> {
+    let root = std::env::current_dir()
+        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
+    let by: ledger::GroupBy = by
+        .parse()
+        .map_err(|e: String| Fatal(exit::USAGE, format!("--by: {e}")))?;
+    let since = match since {
+        Some(text) => {
+            let format = time::macros::format_description!("[year]-[month]-[day]");
+            Some(time::Date::parse(text, &format).map_err(|e| {
+                Fatal(
+                    exit::USAGE,
+                    format!("--since {text:?}: {e}; use YYYY-MM-DD"),
+                )
+            })?)
+        }
+        None => None,
+    };
+    let read = ledger::Ledger::new(&root)
+        .read()
+        .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    let prices =
+        ledger::PriceTable::for_project(&root).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    print!("{}", ledger::costs(&read.records, &prices, since, by));
+    if read.skipped_lines > 0 {
+        println!(
+            "({} ledger lines were not whole records and were skipped)",
+            read.skipped_lines
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn init() -> Result<ExitCode, Fatal> {

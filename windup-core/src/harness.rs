@@ -147,7 +147,7 @@ impl Harness {
             let result = run_scenario(&ready.pool, &self.settings, &ready.base_url, scenario).await;
             match result.outcome {
                 Outcome::Passed { .. } => Ok(()),
-                Outcome::Failed(message) => Err(Failed::from(message)),
+                Outcome::Failed { message, .. } => Err(Failed::from(message)),
             }
         })
     }

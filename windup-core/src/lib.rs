@@ -4,6 +4,7 @@
 //! in a real browser over WebDriver and the [`verifier`] checks without any model.
 
 pub mod browser;
+pub mod cache;
 pub mod config;
 pub mod executor;
 pub mod harness;

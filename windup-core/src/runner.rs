@@ -1,15 +1,23 @@
 //! Running scenarios: one at a time on a session, or a suite on a pool of browser workers.
 
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use time::OffsetDateTime;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 use url::Url;
 
 use crate::browser::{Browser, BrowserError, Session};
+use crate::cache::{CacheEntry, CacheKey, PlanCache};
 use crate::config::Settings;
+use crate::config::UpdateMode;
 use crate::executor::{ExecOptions, Executor, FailureCause, StepFailure, ValueSource};
-use crate::planner::OfflinePlanner;
+use crate::ledger::{self, CacheOutcome, Ledger, Replan, RunRecord};
+use crate::lockfile::{self, Written};
+use crate::plan::Plan;
+use crate::planner::{OfflinePlanner, PlannedRun};
 use crate::scenario::Scenario;
 
 /// The outcome of one scenario.
@@ -20,16 +28,44 @@ pub struct ScenarioResult {
     pub outcome: Outcome,
 }
 
-/// Passed with the number of actions run, or failed with a message a person can act on.
+/// Passed with the number of actions run and what the plan cache did, or failed with a message a
+/// person can act on.
 #[derive(Debug)]
 pub enum Outcome {
-    Passed { actions: usize },
-    Failed(String),
+    Passed {
+        actions: usize,
+        cache: CacheOutcome,
+        /// Where a new or changed plan now waits for review, if one does.
+        pending: Option<PathBuf>,
+    },
+    Failed {
+        message: String,
+        class: FailureClass,
+    },
+}
+
+/// Why a scenario failed, in classes the CLI maps to exit codes and the ledger records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureClass {
+    /// A step did not do what it should: the site or the scenario is wrong.
+    Step,
+    /// The scenario needed planning, and this run may not plan (CI, `WINDUP_UPDATE=no`).
+    ReadOnly,
+    /// The scenario could not be run at all: configuration, browser, store.
+    Setup,
 }
 
 impl ScenarioResult {
     pub fn passed(&self) -> bool {
         matches!(self.outcome, Outcome::Passed { .. })
+    }
+
+    /// The failure message, when it failed.
+    pub fn failure(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Failed { message, .. } => Some(message),
+            Outcome::Passed { .. } => None,
+        }
     }
 }
 
@@ -149,7 +185,9 @@ pub fn exec_options(settings: &Settings, base_url: &Url) -> ExecOptions {
     options
 }
 
-/// Plans and runs one scenario on a session from the pool.
+/// Runs one scenario on a session from the pool: replays its cached plan (or, on a cold cache, its
+/// lockfile); when there is none, or the replay fails, plans it — unless this run is read-only.
+/// A plan is saved only after a complete, verified run, and every run is written to the ledger.
 pub async fn run_scenario(
     pool: &SessionPool,
     settings: &Settings,
@@ -157,43 +195,359 @@ pub async fn run_scenario(
     scenario: &Scenario,
 ) -> ScenarioResult {
     let started = Instant::now();
-    let finish = |outcome| ScenarioResult {
+    let started_at = ledger::started_at(OffsetDateTime::now_utc());
+    let (outcome, replan) = match account_problem(settings, scenario) {
+        Some(problem) => (
+            Outcome::Failed {
+                message: problem,
+                class: FailureClass::Setup,
+            },
+            None,
+        ),
+        None => match pool.acquire().await {
+            Ok(lease) => {
+                let (outcome, replan, browser_gone) =
+                    run_on(lease.session(), settings, base_url, scenario, started).await;
+                if browser_gone {
+                    lease.discard();
+                }
+                (outcome, replan)
+            }
+            Err(err) => (
+                Outcome::Failed {
+                    message: format!("scenario {:?}: {err}", scenario.id),
+                    class: FailureClass::Setup,
+                },
+                None,
+            ),
+        },
+    };
+    let result = ScenarioResult {
         id: scenario.id.clone(),
         duration: started.elapsed(),
         outcome,
     };
-    if let Some(problem) = account_problem(settings, scenario) {
-        return finish(Outcome::Failed(problem));
-    }
-    let lease = match pool.acquire().await {
-        Ok(lease) => lease,
-        Err(err) => {
-            return finish(Outcome::Failed(format!(
-                "scenario {:?}: {err}",
-                scenario.id
-            )));
-        }
-    };
+    record(settings, scenario, &result, &started_at, replan);
+    result
+}
+
+/// Where a replayed plan came from.
+enum Source {
+    Cache,
+    Lockfile,
+}
+
+/// The run itself; the third value says the browser is gone and the session must not be reused.
+async fn run_on(
+    session: &Session,
+    settings: &Settings,
+    base_url: &Url,
+    scenario: &Scenario,
+    started: Instant,
+) -> (Outcome, Option<Replan>, bool) {
     let options = exec_options(settings, base_url);
     let values = AccountValues::for_scenario(settings, scenario);
-    let executor = Executor::new(lease.session(), &options, &values);
-    let outcome = match OfflinePlanner.plan(scenario, &executor).await {
-        Ok(run) => Outcome::Passed {
-            actions: run.execution.actions.len(),
+    let executor = Executor::new(session, &options, &values);
+    let cache = PlanCache::new(&settings.root);
+    let key = CacheKey::new(&scenario.id, &scenario.start_url);
+    let setup_failure = |message: String| {
+        (
+            Outcome::Failed {
+                message,
+                class: FailureClass::Setup,
+            },
+            None,
+            false,
+        )
+    };
+
+    let found = match cache.lookup(&key, &scenario.hash) {
+        Ok(Some(entry)) => Some((entry.plan, Source::Cache)),
+        Ok(None) => match lockfile::read(&lockfile::lockfile_path(&scenario.path)) {
+            Ok(Some(plan)) if plan.scenario_id == scenario.id && plan.task == scenario.task => {
+                Some((plan, Source::Lockfile))
+            }
+            Ok(_) => None,
+            Err(err) => return setup_failure(format!("scenario {:?}: {err}", scenario.id)),
         },
+        Err(err) => return setup_failure(format!("scenario {:?}: {err}", scenario.id)),
+    };
+
+    let mut replan = None;
+    if let Some((plan, source)) = found {
+        let replayed = replay(&executor, scenario, &plan).await;
+        let failure = match replayed {
+            Ok(actions) => {
+                let saved = match source {
+                    // A lockfile seeds a cold cache once it has passed here.
+                    Source::Lockfile => {
+                        cache.save(&CacheEntry::new(key.clone(), &scenario.hash, plan))
+                    }
+                    Source::Cache => Ok(()),
+                };
+                let recorded = saved.and_then(|()| {
+                    cache.record_run(
+                        &key,
+                        true,
+                        &ledger::started_at(OffsetDateTime::now_utc()),
+                        millis(started),
+                    )
+                });
+                if let Err(err) = recorded {
+                    return setup_failure(format!("scenario {:?}: {err}", scenario.id));
+                }
+                let outcome = Outcome::Passed {
+                    actions,
+                    cache: CacheOutcome::Hit,
+                    pending: None,
+                };
+                return (outcome, None, false);
+            }
+            Err(failure) => failure,
+        };
+        if matches!(
+            failure.cause,
+            FailureCause::Browser(BrowserError::Lost { .. })
+        ) {
+            let message = explain(scenario, &failure);
+            return (
+                Outcome::Failed {
+                    message,
+                    class: FailureClass::Step,
+                },
+                None,
+                true,
+            );
+        }
+        let evidence = explain(scenario, &failure);
+        if matches!(source, Source::Cache)
+            && let Err(err) = cache.mark_stale(&key, &evidence)
+        {
+            return setup_failure(format!("scenario {:?}: {err}", scenario.id));
+        }
+        if settings.update == UpdateMode::No {
+            return read_only(scenario, "its plan no longer works", Some(&evidence));
+        }
+        // Re-plan from the point of failure when nothing was done at the failing step (the gate
+        // refused it), so the page is where the verified prefix left it; otherwise from the start.
+        let kept = failure.position.saturating_sub(1);
+        let from_failure = matches!(failure.cause, FailureCause::NotActionable { .. })
+            && kept > 0
+            && plan_follows_steps(&plan, scenario, kept);
+        let planned = if from_failure {
+            replan = Some(Replan::FromStep { index: kept });
+            OfflinePlanner
+                .plan_from(
+                    scenario,
+                    &executor,
+                    plan.actions[..kept].to_vec(),
+                    Instant::now(),
+                )
+                .await
+        } else {
+            replan = Some(Replan::Full);
+            if let Err(err) = session.reset().await {
+                return setup_failure(format!("scenario {:?}: {err}", scenario.id));
+            }
+            OfflinePlanner.plan(scenario, &executor).await
+        };
+        return finish_planned(
+            planned,
+            &cache,
+            key,
+            settings,
+            scenario,
+            CacheOutcome::Replanned,
+            replan,
+            started,
+        );
+    }
+
+    if settings.update == UpdateMode::No {
+        return read_only(scenario, "it has no plan yet", None);
+    }
+    let planned = OfflinePlanner.plan(scenario, &executor).await;
+    finish_planned(
+        planned,
+        &cache,
+        key,
+        settings,
+        scenario,
+        CacheOutcome::Miss,
+        replan,
+        started,
+    )
+}
+
+/// Replays a plan, then checks the scenario's own expectations, whatever the plan was.
+async fn replay(
+    executor: &Executor<'_>,
+    scenario: &Scenario,
+    plan: &Plan,
+) -> Result<usize, Box<StepFailure>> {
+    let run = executor.run(plan).await?;
+    if let Some(last) = plan.actions.last() {
+        OfflinePlanner
+            .check_expectations(scenario, last, executor)
+            .await?;
+    }
+    Ok(run.actions.len())
+}
+
+/// Whether a plan's first `kept` actions are the scenario's first steps, one action per step, as
+/// the offline planner makes them — the condition for keeping them and planning on from there.
+fn plan_follows_steps(plan: &Plan, scenario: &Scenario, kept: usize) -> bool {
+    plan.actions.len() == scenario.steps.len()
+        && plan.actions[..kept]
+            .iter()
+            .enumerate()
+            .all(|(i, action)| action.id == format!("s{}", i + 1))
+}
+
+fn millis(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Saves a verified plan to the cache and records it for review; or reports why planning failed.
+#[allow(clippy::too_many_arguments)]
+fn finish_planned(
+    planned: Result<PlannedRun, Box<StepFailure>>,
+    cache: &PlanCache,
+    key: CacheKey,
+    settings: &Settings,
+    scenario: &Scenario,
+    outcome: CacheOutcome,
+    replan: Option<Replan>,
+    started: Instant,
+) -> (Outcome, Option<Replan>, bool) {
+    let run = match planned {
+        Ok(run) => run,
         Err(failure) => {
-            let browser_gone = matches!(
+            let gone = matches!(
                 failure.cause,
                 FailureCause::Browser(BrowserError::Lost { .. })
             );
-            let message = explain(scenario, &failure);
-            if browser_gone {
-                lease.discard();
-            }
-            Outcome::Failed(message)
+            let outcome = Outcome::Failed {
+                message: explain(scenario, &failure),
+                class: FailureClass::Step,
+            };
+            return (outcome, replan, gone);
         }
     };
-    finish(outcome)
+    let saved = cache
+        .save(&CacheEntry::new(
+            key.clone(),
+            &scenario.hash,
+            run.plan.clone(),
+        ))
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            cache
+                .record_run(
+                    &key,
+                    true,
+                    &ledger::started_at(OffsetDateTime::now_utc()),
+                    millis(started),
+                )
+                .map_err(|e| e.to_string())
+        })
+        .and_then(|()| {
+            lockfile::record(&scenario.path, &run.plan, settings.update).map_err(|e| e.to_string())
+        });
+    match saved {
+        Ok(written) => {
+            let pending = match written {
+                Written::Pending(path) => Some(relative(&path)),
+                _ => None,
+            };
+            let outcome = Outcome::Passed {
+                actions: run.execution.actions.len(),
+                cache: outcome,
+                pending,
+            };
+            (outcome, replan, false)
+        }
+        Err(message) => (
+            Outcome::Failed {
+                message: format!("scenario {:?}: {message}", scenario.id),
+                class: FailureClass::Setup,
+            },
+            replan,
+            false,
+        ),
+    }
+}
+
+/// The failure of a read-only run that would have had to plan, with what to run locally.
+fn read_only(
+    scenario: &Scenario,
+    why: &str,
+    evidence: Option<&str>,
+) -> (Outcome, Option<Replan>, bool) {
+    let lockfile = relative(&lockfile::lockfile_path(&scenario.path));
+    let mut message = format!(
+        "scenario {:?} needs planning ({why}), and this run is read-only (CI is set, or \
+         WINDUP_UPDATE=no). Locally, run `cargo windup run {}`, review the plan with `cargo windup \
+         review`, and commit {}",
+        scenario.id,
+        scenario.id,
+        lockfile.display()
+    );
+    if let Some(evidence) = evidence {
+        message.push_str(&format!(
+            "\n  the replay failed:\n  {}",
+            evidence.replace('\n', "\n  ")
+        ));
+    }
+    (
+        Outcome::Failed {
+            message,
+            class: FailureClass::ReadOnly,
+        },
+        None,
+        false,
+    )
+}
+
+/// One ledger record per scenario run. A ledger that cannot be written is said on stderr and
+/// does not change the outcome.
+fn record(
+    settings: &Settings,
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    started_at: &str,
+    replan: Option<Replan>,
+) {
+    let (outcome, failure_class, cache) = match &result.outcome {
+        Outcome::Passed { cache, .. } => (ledger::Outcome::Passed, None, *cache),
+        Outcome::Failed { class, .. } => {
+            let name = match class {
+                FailureClass::Step => "step",
+                FailureClass::ReadOnly => "read_only",
+                FailureClass::Setup => "setup",
+            };
+            let cache = if replan.is_some() {
+                CacheOutcome::Replanned
+            } else {
+                CacheOutcome::Miss
+            };
+            (ledger::Outcome::Failed, Some(name.to_owned()), cache)
+        }
+    };
+    let entry = RunRecord {
+        run_id: ledger::new_run_id(),
+        scenario_id: scenario.id.clone(),
+        started_at: started_at.to_owned(),
+        duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
+        outcome,
+        failure_class,
+        cache,
+        replan,
+        llm_calls: Vec::new(),
+    };
+    if let Err(err) = Ledger::new(&settings.root).append(&entry) {
+        eprintln!("windup: the run ledger was not written: {err}");
+    }
 }
 
 /// A scenario naming an account the configuration lacks fails before any browser work.

@@ -3,7 +3,6 @@
 //! resolved on the page the previous one led to. The plan it returns has therefore already been
 //! executed and verified, end to end.
 
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use time::OffsetDateTime;
@@ -12,8 +11,7 @@ use time::format_description::well_known::Rfc3339;
 use crate::browser::{BrowserError, Purpose, Resolved, Unresolved};
 use crate::executor::{ActionRecord, Execution, Executor, FailureCause, Position, StepFailure};
 use crate::plan::{
-    self, Action, ActionKind, GeneratedBy, Identity, PLAN_VERSION, Plan, Postcondition, Rules,
-    Target,
+    self, Action, ActionKind, GeneratedBy, Identity, PLAN_VERSION, Plan, Postcondition, Target,
 };
 use crate::scenario::Scenario;
 use crate::steps::{Expectation, FillValue, Step, StepKind};
@@ -54,9 +52,24 @@ impl OfflinePlanner {
                 .await);
         }
         executor.open(&scenario.id, &scenario.start_url, of).await?;
-        let mut actions: Vec<Action> = Vec::with_capacity(of);
+        self.plan_from(scenario, executor, Vec::new(), started)
+            .await
+    }
+
+    /// Plans the scenario's remaining steps on the current page, after `kept` actions that have
+    /// already run on it (the verified prefix of a replay that failed at the next step).
+    pub async fn plan_from(
+        &self,
+        scenario: &Scenario,
+        executor: &Executor<'_>,
+        kept: Vec<Action>,
+        started: Instant,
+    ) -> Result<PlannedRun, Box<StepFailure>> {
+        let of = scenario.steps.len();
+        let mut actions = kept;
+        actions.truncate(of);
         let mut records: Vec<ActionRecord> = Vec::with_capacity(of);
-        for (index, step) in scenario.steps.iter().enumerate() {
+        for (index, step) in scenario.steps.iter().enumerate().skip(actions.len()) {
             let action = self.action_for(scenario, step, index, executor).await?;
             records.push(executor.step(&scenario.id, &action, index + 1, of).await?);
             actions.push(action);
@@ -79,7 +92,7 @@ impl OfflinePlanner {
             },
             actions,
         };
-        if let Err(err) = plan::validate(&plan, &rules_for(scenario)) {
+        if let Err(err) = plan::validate(&plan, &scenario.plan_rules()) {
             // A planner bug, not the user's: say so plainly rather than run a bad plan.
             let at = position(scenario, "plan", of, None);
             return Err(executor
@@ -196,6 +209,18 @@ impl OfflinePlanner {
             action.target = Some(target(found));
         }
         Ok(action)
+    }
+
+    /// Checks the scenario's own `expect` items on the current page, after any plan ran: whatever
+    /// plan runs, what the author said must hold is checked.
+    pub async fn check_expectations(
+        &self,
+        scenario: &Scenario,
+        last: &Action,
+        executor: &Executor<'_>,
+    ) -> Result<(), Box<StepFailure>> {
+        let mut last = last.clone();
+        self.finish(scenario, &mut last, executor).await
     }
 
     /// After the last step has run: the scenario's own expectations, resolved on the page it led
@@ -325,26 +350,6 @@ impl OfflinePlanner {
                 }
             }
         })
-    }
-}
-
-/// Which `value_ref`s the scenario may use: the keys of its account, whatever they are named.
-fn rules_for(scenario: &Scenario) -> Rules {
-    let keys: BTreeSet<String> = scenario
-        .steps
-        .iter()
-        .filter_map(|step| match &step.kind {
-            StepKind::Fill {
-                value: FillValue::Account(key),
-                ..
-            } => Some(key.clone()),
-            _ => None,
-        })
-        .collect();
-    if scenario.account.is_some() {
-        Rules::with_account_keys(keys)
-    } else {
-        Rules::without_account()
     }
 }
 

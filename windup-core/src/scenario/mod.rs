@@ -135,6 +135,20 @@ const KEYS: &[&str] = &[
     "tags",
 ];
 
+impl Scenario {
+    /// The plan rules for this scenario's plans: the account keys its steps may reference.
+    pub fn plan_rules(&self) -> crate::plan::Rules {
+        if self.account.is_none() {
+            return crate::plan::Rules::without_account();
+        }
+        crate::plan::Rules::with_account_keys(
+            self.steps
+                .iter()
+                .filter_map(|step| step.kind.account_key().map(str::to_owned)),
+        )
+    }
+}
+
 /// Loads and checks one scenario file. `root` is the scenarios directory, for the default id.
 pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
     let bytes = std::fs::read(path).map_err(|err| ScenarioError {
