@@ -217,3 +217,91 @@ fn review_shows_each_pending_plan_and_accepts_or_rejects_it() {
         text(&nothing)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cache_and_costs_show_what_runs_did() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let url = shop.url().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let scenarios = dir.path().join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    std::fs::write(
+        dir.path().join("windup.toml"),
+        "scenarios = \"scenarios\"\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("scenarios/login.yaml"),
+        scenarios.join("login.yaml"),
+    )
+    .unwrap();
+    let root = dir.path().to_owned();
+    let run = |args: Vec<String>| {
+        let root = root.clone();
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            windup_in(&root, &args)
+        })
+    };
+    let owned = |args: &[&str]| args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+
+    let first = run(owned(&["run", "--base-url", &url])).await.unwrap();
+    assert!(
+        text(&first).contains("PASS login (4 actions, planned,"),
+        "{}",
+        text(&first)
+    );
+    assert!(
+        text(&first).contains("new plan waits for review: scenarios/login.plan.json.new"),
+        "{}",
+        text(&first)
+    );
+    let second = run(owned(&["run", "--base-url", &url])).await.unwrap();
+    assert!(
+        text(&second).contains("PASS login (4 actions, replayed,"),
+        "{}",
+        text(&second)
+    );
+
+    let listed = run(owned(&["cache", "ls"])).await.unwrap();
+    assert!(
+        text(&listed).contains("login")
+            && text(&listed).contains("active")
+            && text(&listed).contains("2 runs, 2 passes"),
+        "{}",
+        text(&listed)
+    );
+    let shown = run(owned(&["cache", "show", "login"])).await.unwrap();
+    assert!(
+        text(&shown).contains("s1 click a[href=\"/login\"] (link \"Log in\")"),
+        "{}",
+        text(&shown)
+    );
+
+    let costs = run(owned(&["costs", "--by", "scenario"])).await.unwrap();
+    let line = text(&costs)
+        .lines()
+        .find(|l| l.starts_with("login"))
+        .map(str::to_owned)
+        .unwrap_or_default();
+    let columns: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        &columns[..5],
+        &["login", "2", "1", "1", "0"],
+        "runs, hits, misses, replans: {}",
+        text(&costs)
+    );
+
+    let cleared = run(owned(&["cache", "clear"])).await.unwrap();
+    assert!(
+        text(&cleared).contains("removed 1 cached plans"),
+        "{}",
+        text(&cleared)
+    );
+    let empty = run(owned(&["cache", "ls"])).await.unwrap();
+    assert!(
+        text(&empty).contains("the plan cache is empty"),
+        "{}",
+        text(&empty)
+    );
+}

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use windup_core::browser::install::{InstallPlan, availability, install_plan};
+use windup_core::cache::{EntryStatus, PlanCache};
 use windup_core::config::Settings;
 use windup_core::executor::NoValues;
 use windup_core::ledger::CacheOutcome;
@@ -75,6 +76,11 @@ enum Command {
         #[arg(long, default_value = "scenario")]
         by: String,
     },
+    /// Look into or clear the plan cache (.windup/cache).
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
     /// Execute plan files against a running site.
     Exec {
         /// Plan files (`*.plan.json`).
@@ -87,6 +93,16 @@ enum Command {
         #[arg(long)]
         headed: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum CacheAction {
+    /// One line per cached plan: scenario, status, runs and passes, last run.
+    Ls,
+    /// A scenario's cached plans, active and stale, with why each stale one failed.
+    Show { scenario: String },
+    /// Remove every cached plan, or one scenario's.
+    Clear { scenario: Option<String> },
 }
 
 #[derive(Debug, Args)]
@@ -152,6 +168,7 @@ fn main() -> ExitCode {
             } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
             Command::Demo { suite, yes } => demo(&suite, yes).await,
             Command::Init => init(),
+            Command::Cache { action } => cache(action),
             Command::Costs { since, by } => costs(since.as_deref(), &by),
             Command::Review {
                 accept_all,
@@ -439,6 +456,73 @@ fn ask(question: &str) -> char {
         .chars()
         .next()
         .map_or('s', |c| c.to_ascii_lowercase())
+}
+
+fn cache(action: CacheAction) -> Result<ExitCode, Fatal> {
+    let root = std::env::current_dir()
+        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
+    let cache = PlanCache::new(&root);
+    let failed = |e: windup_core::cache::CacheError| Fatal(exit::USAGE, e.to_string());
+    match action {
+        CacheAction::Ls => {
+            let entries = cache.list().map_err(failed)?;
+            if entries.is_empty() {
+                println!("the plan cache is empty");
+            }
+            for entry in entries {
+                println!(
+                    "{:<32} {:<6} {:>3} actions  {} runs, {} passes  last {}",
+                    entry.key.scenario_id,
+                    status(entry.status),
+                    entry.plan.actions.len(),
+                    entry.stats.runs,
+                    entry.stats.passes,
+                    entry.stats.last_run.as_deref().unwrap_or("never")
+                );
+            }
+        }
+        CacheAction::Show { scenario } => {
+            let entries = cache.get(&scenario).map_err(failed)?;
+            if entries.is_empty() {
+                return Err(Fatal(
+                    exit::USAGE,
+                    format!("no cached plan for scenario {scenario:?}"),
+                ));
+            }
+            for entry in entries {
+                println!(
+                    "{} plan for {} (start {}):",
+                    status(entry.status),
+                    scenario,
+                    entry.key.start_path
+                );
+                print!(
+                    "{}",
+                    lockfile::PlanDiff::between(None, &entry.plan)
+                        .to_string()
+                        .replace("+ ", "  ")
+                );
+                if let Some(failure) = &entry.failure {
+                    println!(
+                        "  why it turned stale:\n    {}",
+                        failure.replace('\n', "\n    ")
+                    );
+                }
+            }
+        }
+        CacheAction::Clear { scenario } => {
+            let removed = cache.clear(scenario.as_deref()).map_err(failed)?;
+            println!("removed {removed} cached plans");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(status: EntryStatus) -> &'static str {
+    match status {
+        EntryStatus::Active => "active",
+        EntryStatus::Stale => "stale",
+    }
 }
 
 /// Prints the cost report of the project's ledger.

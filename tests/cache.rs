@@ -1,0 +1,191 @@
+//! The plan cache end to end in real Chromium: the first run plans and leaves a plan for review,
+//! the next replays it with no planning, a markup change makes the replay fail, the entry turns
+//! stale and the scenario is re-planned from the point of failure; read-only runs never plan.
+
+use std::path::{Path, PathBuf};
+
+use url::Url;
+use windup::Browser;
+use windup::cache::{EntryStatus, PlanCache};
+use windup::config::Settings;
+use windup::ledger::{CacheOutcome, Ledger, Replan};
+use windup::lockfile;
+use windup::runner::{FailureClass, Outcome, ScenarioResult, SessionPool, run_scenario};
+use windup::scenario::{self, Scenario};
+use windup_shop::{Markup, ShopOptions};
+
+/// A project in a temporary directory with copies of some of the repository's scenarios.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn with(scenarios: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+        std::fs::write(
+            dir.path().join("windup.toml"),
+            "scenarios = \"scenarios\"\n",
+        )
+        .unwrap();
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        for name in scenarios {
+            std::fs::copy(
+                repo.join(format!("{name}.yaml")),
+                dir.path().join(format!("scenarios/{name}.yaml")),
+            )
+            .unwrap();
+        }
+        Self { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Settings as a developer's machine has them, or as CI has them.
+    fn settings(&self, ci: bool) -> Settings {
+        let env = move |name: &str| (ci && name == "CI").then(|| "true".to_owned());
+        Settings::from_parts(self.root(), Some("scenarios = \"scenarios\"\n"), &env).unwrap()
+    }
+
+    fn scenario(&self, name: &str) -> Scenario {
+        let root = self.root().join("scenarios");
+        scenario::load(&root.join(format!("{name}.yaml")), &root).unwrap()
+    }
+
+    fn pending(&self, name: &str) -> PathBuf {
+        lockfile::pending_path(&self.root().join(format!("scenarios/{name}.yaml")))
+    }
+}
+
+async fn run(settings: &Settings, markup: Markup, scenario: &Scenario) -> ScenarioResult {
+    let shop = windup_shop::spawn(ShopOptions {
+        markup,
+        ..ShopOptions::default()
+    })
+    .await
+    .unwrap();
+    let browser = Browser::launch(settings.browser_config()).await.unwrap();
+    let pool = SessionPool::new(browser, 1);
+    let base: Url = shop.url().parse().unwrap();
+    let result = run_scenario(&pool, settings, &base, scenario).await;
+    pool.close().await;
+    result
+}
+
+fn cache_outcome(result: &ScenarioResult) -> CacheOutcome {
+    match &result.outcome {
+        Outcome::Passed { cache, .. } => *cache,
+        Outcome::Failed { message, .. } => panic!("{} failed:\n{message}", result.id),
+    }
+}
+
+#[tokio::test]
+async fn plan_once_replay_then_replan_what_the_site_broke() {
+    let project = Project::with(&["login"]);
+    let settings = project.settings(false);
+    let login = project.scenario("login");
+
+    // First run: planned, verified, and left for review.
+    let first = run(&settings, Markup::Standard, &login).await;
+    assert_eq!(cache_outcome(&first), CacheOutcome::Miss);
+    let pending = project.pending("login");
+    assert!(pending.is_file(), "the new plan waits for review");
+    lockfile::accept(&pending).unwrap();
+
+    // Second run: the cached plan replays.
+    let second = run(&settings, Markup::Standard, &login).await;
+    assert_eq!(cache_outcome(&second), CacheOutcome::Hit);
+    assert!(
+        !pending.exists(),
+        "an unchanged plan leaves nothing to review"
+    );
+
+    // The markup changes: the replay fails at the email field, the entry turns stale, and the
+    // scenario is re-planned from there, keeping the verified first step.
+    let third = run(&settings, Markup::Renamed, &login).await;
+    assert_eq!(cache_outcome(&third), CacheOutcome::Replanned);
+    assert!(pending.is_file(), "the re-planned plan waits for review");
+    let waiting = lockfile::pending(&project.root().join("scenarios")).unwrap();
+    let diff =
+        lockfile::PlanDiff::between(waiting[0].current.as_ref(), &waiting[0].proposed).to_string();
+    assert!(diff.contains("- s2 fill #email"), "{diff}");
+    assert!(diff.contains("+ s2 fill #login-email"), "{diff}");
+    assert!(
+        diff.contains("  s1 click a[href=\"/login\"]"),
+        "the first step is kept: {diff}"
+    );
+
+    let entries = PlanCache::new(project.root()).get("login").unwrap();
+    let stale = entries
+        .iter()
+        .find(|e| e.status == EntryStatus::Stale)
+        .expect("the old plan is kept as evidence");
+    let evidence = stale.failure.as_deref().unwrap_or_default();
+    assert!(evidence.contains("step: fill \"Email\""), "{evidence}");
+    assert!(
+        evidence.contains("no element matches the selector"),
+        "{evidence}"
+    );
+    assert!(entries.iter().any(|e| e.status == EntryStatus::Active));
+
+    // The ledger tells the story: planned, replayed with no planning, re-planned from step 2.
+    let records = Ledger::new(project.root()).read().unwrap().records;
+    let story: Vec<(CacheOutcome, Option<Replan>)> =
+        records.iter().map(|r| (r.cache, r.replan)).collect();
+    assert_eq!(
+        story,
+        vec![
+            (CacheOutcome::Miss, None),
+            (CacheOutcome::Hit, None),
+            (CacheOutcome::Replanned, Some(Replan::FromStep { index: 1 })),
+        ]
+    );
+    assert!(records.iter().all(|r| r.llm_calls.is_empty()));
+}
+
+#[tokio::test]
+async fn read_only_runs_replay_lockfiles_and_never_plan() {
+    let project = Project::with(&["search", "out-of-stock"]);
+    // A developer planned and accepted the search plan; the cache is not committed.
+    let developer = project.settings(false);
+    let search = project.scenario("search");
+    assert_eq!(
+        cache_outcome(&run(&developer, Markup::Standard, &search).await),
+        CacheOutcome::Miss
+    );
+    lockfile::accept(&project.pending("search")).unwrap();
+    PlanCache::new(project.root()).clear(None).unwrap();
+
+    // CI: a cold cache is seeded from the lockfile and replays.
+    let ci = project.settings(true);
+    assert_eq!(
+        cache_outcome(&run(&ci, Markup::Standard, &search).await),
+        CacheOutcome::Hit
+    );
+
+    // CI: a scenario with no plan fails with what to do, and nothing is written.
+    let unplanned = run(&ci, Markup::Standard, &project.scenario("out-of-stock")).await;
+    match &unplanned.outcome {
+        Outcome::Failed { message, class } => {
+            assert_eq!(*class, FailureClass::ReadOnly);
+            assert!(
+                message.contains("needs planning (it has no plan yet), and this run is read-only"),
+                "{message}"
+            );
+            assert!(
+                message.contains("run `cargo windup run out-of-stock`"),
+                "{message}"
+            );
+            assert!(
+                message.contains("commit scenarios/out-of-stock.plan.json")
+                    || message.contains("out-of-stock.plan.json"),
+                "{message}"
+            );
+        }
+        Outcome::Passed { .. } => panic!("a read-only run must not plan"),
+    }
+    assert!(!project.pending("out-of-stock").exists());
+    assert!(!lockfile::lockfile_path(&project.root().join("scenarios/out-of-stock.yaml")).exists());
+}
