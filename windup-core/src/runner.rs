@@ -10,7 +10,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use url::Url;
 
 use crate::browser::{Browser, BrowserError, Session};
-use crate::cache::{CacheEntry, CacheKey, PlanCache};
+use crate::cache::{CacheEntry, CacheError, CacheKey, PlanCache};
 use crate::config::Settings;
 use crate::config::UpdateMode;
 use crate::executor::{ExecOptions, Executor, FailureCause, StepFailure, ValueSource};
@@ -286,12 +286,12 @@ async fn run_on(
                     Source::Cache => Ok(()),
                 };
                 let recorded = saved.and_then(|()| {
-                    cache.record_run(
+                    vanished_is_fine(cache.record_run(
                         &key,
                         true,
                         &ledger::started_at(OffsetDateTime::now_utc()),
                         millis(started),
-                    )
+                    ))
                 });
                 if let Err(err) = recorded {
                     return setup_failure(format!("scenario {:?}: {err}", scenario.id));
@@ -321,7 +321,7 @@ async fn run_on(
         }
         let evidence = explain(scenario, &failure);
         if matches!(source, Source::Cache)
-            && let Err(err) = cache.mark_stale(&key, &evidence)
+            && let Err(err) = vanished_is_fine(cache.mark_stale(&key, &evidence))
         {
             return setup_failure(format!("scenario {:?}: {err}", scenario.id));
         }
@@ -404,6 +404,14 @@ fn plan_follows_steps(plan: &Plan, scenario: &Scenario, kept: usize) -> bool {
             .all(|(i, action)| action.id == format!("s{}", i + 1))
 }
 
+/// An entry another process cleared meanwhile (`cargo windup cache clear`) needs no stats.
+fn vanished_is_fine(result: Result<(), CacheError>) -> Result<(), CacheError> {
+    match result {
+        Err(CacheError::NoActiveEntry { .. }) => Ok(()),
+        other => other,
+    }
+}
+
 fn millis(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -442,14 +450,13 @@ fn finish_planned(
         ))
         .map_err(|e| e.to_string())
         .and_then(|()| {
-            cache
-                .record_run(
-                    &key,
-                    true,
-                    &ledger::started_at(OffsetDateTime::now_utc()),
-                    millis(started),
-                )
-                .map_err(|e| e.to_string())
+            vanished_is_fine(cache.record_run(
+                &key,
+                true,
+                &ledger::started_at(OffsetDateTime::now_utc()),
+                millis(started),
+            ))
+            .map_err(|e| e.to_string())
         })
         .and_then(|()| {
             lockfile::record(&scenario.path, &run.plan, settings.update).map_err(|e| e.to_string())

@@ -3,13 +3,15 @@
 //!
 //! Entries live in a sled store under `.windup/cache/` in the project root (gitignored). sled
 //! lets one process at a time open a store, and nextest runs every test in its own process, so
-//! each operation opens the store, does its work, flushes and closes it again. An open that
-//! finds the store held by another process waits and retries, up to the lock wait (30 s by
-//! default, [`PlanCache::with_lock_wait`]).
+//! each operation takes the store's lock (`windup.lock`, then sled's own), opens the store,
+//! does its work, flushes and closes it again. An operation that finds the store held by
+//! another process waits for it, up to the lock wait (30 s by default,
+//! [`PlanCache::with_lock_wait`]), and only then fails with [`CacheError::Busy`].
 //!
 //! Each operation changes the store with one sled write — a single insert, or one transaction
 //! when it touches several keys — so a process killed in the middle of it leaves every entry
-//! either as it was or as it was going to be.
+//! either as it was or as it was going to be. What sled 0.34 itself leaves behind when killed
+//! while it opens the store is cleaned up before the next open (see `store.rs`).
 //!
 //! A stored value that is not an entry is reported as [`CacheError::Corrupt`] naming its key,
 //! by every operation that reads it (including [`PlanCache::list`]); [`PlanCache::clear`] and

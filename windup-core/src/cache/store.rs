@@ -59,21 +59,17 @@ impl Store {
             source,
         };
         let mut wait = Wait::new(dir, lock_wait);
-        let t0 = Instant::now();
         let lock = DirLock::acquire(dir, &wait)?;
-        let t1 = Instant::now();
-        let mut retries = 0;
         remove_unfinished_snapshots(dir).map_err(|err| open_err(sled::Error::Io(err)))?;
         let db = loop {
             match config(dir).open() {
                 Ok(db) => break db,
-                Err(err) if is_lock_held(&err) => { retries += 1; wait.pause()? },
+                Err(err) if is_lock_held(&err) => wait.pause()?,
                 Err(source) => return Err(open_err(source)),
             }
         };
         let active = db.open_tree("active").map_err(open_err)?;
         let stale = db.open_tree("stale").map_err(open_err)?;
-        if std::env::var_os("WINDUP_CACHE_DEBUG").is_some() { eprintln!("DBG lockwait={:?} sledretries={} sledopen={:?}", t1-t0, retries, t1.elapsed()); }
         Ok(Some(Store {
             dir: dir.to_owned(),
             db,
@@ -108,11 +104,32 @@ fn exists(dir: &Path) -> bool {
     dir.join("db").is_file()
 }
 
-/// The one sled configuration of the store; its on-disk parameters never change.
-fn config(dir: &Path) -> sled::Config {
+/// Bytes of one sled log segment in a new store. sled 0.34 writes a page larger than a
+/// quarter segment to a separate blob file, and deletes a replaced blob only once its segment
+/// fills up — which a store closed after every operation never sees: with the default 512 KiB
+/// segments each such write leaked a file and slowed every later open. 2 MiB segments keep
+/// pages up to 512 KiB (a leaf of 16 entries of 32 KiB) in the log. sled keeps this setting
+/// hidden for its tests, but 0.34 is a finished line, and sled refuses to open a store with
+/// another segment size than it was created with, so [`config`] reads it from the store.
+const SEGMENT_SIZE: usize = 2 << 20;
+
+/// The sled configuration of the store at `dir`.
+pub(super) fn config(dir: &Path) -> sled::Config {
     // No background flusher: every operation flushes before it closes the store, and a
     // flusher thread would only lengthen the time the lock is held.
-    sled::Config::new().path(dir).flush_every_ms(None)
+    sled::Config::new()
+        .path(dir)
+        .segment_size(created_segment_size(dir).unwrap_or(SEGMENT_SIZE))
+        .flush_every_ms(None)
+}
+
+/// The segment size sled recorded in the store's `conf` (a line `segment_size: N`), so that
+/// stores created before [`SEGMENT_SIZE`] was set keep opening.
+fn created_segment_size(dir: &Path) -> Option<usize> {
+    let conf = std::fs::read(dir.join("conf")).ok()?;
+    String::from_utf8_lossy(&conf)
+        .lines()
+        .find_map(|line| line.strip_prefix("segment_size: ")?.trim().parse().ok())
 }
 
 /// Creates an empty store somewhere private, then renames it into place, so no process ever
@@ -246,14 +263,19 @@ impl<'a> Wait<'a> {
 
     /// Sleeps before the next attempt, or fails once the deadline has passed.
     fn pause(&mut self) -> Result<(), CacheError> {
-        let pause = self.backoff.pause(Instant::now()).ok_or_else(|| self.busy())?;
+        let pause = self
+            .backoff
+            .pause(Instant::now())
+            .ok_or_else(|| self.busy())?;
         std::thread::sleep(pause);
         Ok(())
     }
 
     /// The time left until the deadline.
     fn left(&self) -> Duration {
-        self.backoff.deadline.saturating_duration_since(Instant::now())
+        self.backoff
+            .deadline
+            .saturating_duration_since(Instant::now())
     }
 
     fn busy(&self) -> CacheError {

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant};
 
-use super::store::{Backoff, is_lock_held};
+use super::store::{Backoff, config, is_lock_held};
 use super::*;
 use crate::plan::{Action, ActionKind, GeneratedBy, PLAN_VERSION, Postcondition};
 
@@ -41,11 +41,7 @@ fn cache() -> (tempfile::TempDir, PlanCache) {
 
 /// Writes a raw value under an active key, as a damaged store would hold it.
 fn put_raw(cache: &PlanCache, key: &CacheKey, value: &[u8]) {
-    let db = sled::Config::new()
-        .path(cache.dir())
-        .flush_every_ms(None)
-        .open()
-        .expect("the store opens");
+    let db = config(cache.dir()).open().expect("the store opens");
     let active = db.open_tree("active").expect("the active tree");
     active
         .insert(keys::active(key), value)
@@ -340,11 +336,7 @@ fn the_stored_value_is_the_entry_json() {
     let mut saved = entry("checkout", "/", "Buy a mug");
     saved.stats.runs = 3;
     cache.save(&saved).expect("save");
-    let db = sled::Config::new()
-        .path(cache.dir())
-        .flush_every_ms(None)
-        .open()
-        .expect("the store opens");
+    let db = config(cache.dir()).open().expect("the store opens");
     let raw = db
         .open_tree("active")
         .and_then(|tree| tree.get(keys::active(&saved.key)))
@@ -360,14 +352,9 @@ fn a_held_store_is_waited_for_then_reported_busy() {
     cache
         .save(&entry("checkout", "/", "Buy a mug"))
         .expect("save");
-    let held = sled::Config::new()
-        .path(cache.dir())
-        .flush_every_ms(None)
-        .open()
-        .expect("the store opens");
+    let held = config(cache.dir()).open().expect("the store opens");
     // sled's error for a held lock is exactly what the retry recognises.
-    let err = sled::Config::new()
-        .path(cache.dir())
+    let err = config(cache.dir())
         .open()
         .expect_err("a second open of a held store fails");
     assert!(is_lock_held(&err), "{err:?}");
@@ -399,8 +386,7 @@ fn other_open_errors_are_not_mistaken_for_the_lock() {
     let (root, _cache) = cache();
     let file = root.path().join("not-a-dir");
     std::fs::write(&file, "x").expect("a file");
-    let err = sled::Config::new()
-        .path(file.join("cache"))
+    let err = config(&file.join("cache"))
         .open()
         .expect_err("cannot open under a file");
     assert!(!is_lock_held(&err), "{err:?}");
@@ -477,9 +463,7 @@ fn a_snapshot_left_unfinished_by_a_killed_process_does_not_break_the_store() {
     // What a process killed while sled writes its snapshot leaves behind.
     let leftover = cache.dir().join("snap.FFFFFFFFFFFFFFF0.generating");
     std::fs::write(&leftover, b"").expect("a leftover snapshot");
-    let err = sled::Config::new()
-        .path(cache.dir())
-        .flush_every_ms(None)
+    let err = config(cache.dir())
         .open()
         .expect_err("sled 0.34 alone cannot open the store");
     assert!(matches!(err, sled::Error::Corruption { .. }), "{err:?}");
@@ -490,33 +474,98 @@ fn a_snapshot_left_unfinished_by_a_killed_process_does_not_break_the_store() {
 }
 
 #[test]
-fn zz_timing_probe() {
+fn large_plans_saved_over_and_over_leave_no_files_behind() {
     let (_root, cache) = cache();
-    let mut times = Vec::new();
-    for i in 0..200 {
-        let t = Instant::now();
-        cache
-            .save(&entry("checkout", &format!("/{}", i % 5), "Buy a mug"))
-            .expect("save");
-        times.push(t.elapsed());
+    // About 160 KB of JSON: more than a page sled 0.34 keeps in its log by default.
+    let large = |generation: usize| {
+        let mut saved = entry("large", "/", &format!("plan {generation}"));
+        let template = saved.plan.actions[0].clone();
+        saved.plan.actions = (0..400)
+            .map(|index| {
+                let mut action = template.clone();
+                action.id = format!("a{index}");
+                action.value = Some(format!("{generation:>300}"));
+                action
+            })
+            .collect();
+        saved
+    };
+    for generation in 0..40 {
+        cache.save(&large(generation)).expect("save");
     }
-    let t = Instant::now();
-    for _ in 0..100 {
-        cache
-            .lookup(&CacheKey::new("checkout", "/1"), "hash-1")
-            .expect("lookup");
+    let found = cache
+        .lookup(&CacheKey::new("large", "/"), "hash-1")
+        .expect("lookup")
+        .expect("a hit");
+    assert_eq!(found, large(39));
+    let blobs = std::fs::read_dir(cache.dir().join("blobs")).expect("the blobs directory");
+    assert_eq!(blobs.count(), 0, "no page went to a blob file");
+    let log = std::fs::metadata(cache.dir().join("db"))
+        .expect("the log")
+        .len();
+    assert!(log <= 16 << 20, "the log stays small: {log} bytes");
+}
+
+#[test]
+fn a_store_created_with_sleds_default_segment_size_still_opens() {
+    let (_root, cache) = cache();
+    let saved = entry("checkout", "/", "Buy a mug");
+    {
+        let db = sled::Config::new()
+            .path(cache.dir())
+            .open()
+            .expect("a store as sled creates it by default");
+        let active = db.open_tree("active").expect("the active tree");
+        active
+            .insert(
+                keys::active(&saved.key),
+                serde_json::to_vec(&saved).expect("JSON"),
+            )
+            .expect("an insert");
+        db.flush().expect("a flush");
     }
-    eprintln!("lookup avg {:?}", t.elapsed() / 100);
-    times.sort();
-    eprintln!(
-        "save p50 {:?} p90 {:?} max {:?}",
-        times[100], times[180], times[199]
-    );
-    let size: u64 = std::fs::metadata(cache.dir().join("db"))
-        .map(|m| m.len())
-        .unwrap_or(0);
-    eprintln!("db size {size}");
-    for e in std::fs::read_dir(cache.dir()).unwrap() {
-        eprintln!("{:?}", e.unwrap().path());
-    }
+    let found = cache.lookup(&saved.key, "hash-1").expect("lookup");
+    assert_eq!(found, Some(saved.clone()));
+    cache
+        .record_run(&saved.key, true, "2025-06-01T12:00:00Z", 7)
+        .expect("record");
+}
+
+#[test]
+fn a_store_held_by_another_windup_process_is_waited_for_then_reported_busy() {
+    use std::os::fd::AsRawFd;
+
+    let (_root, cache) = cache();
+    let saved = entry("checkout", "/", "Buy a mug");
+    cache.save(&saved).expect("save");
+    let lock = std::fs::File::options()
+        .write(true)
+        .open(cache.dir().join("windup.lock"))
+        .expect("the lock file");
+    // SAFETY: flock only uses the descriptor, which `lock` keeps open.
+    let locked = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(locked, 0, "the test takes the lock");
+
+    let started = Instant::now();
+    let err = cache
+        .clone()
+        .with_lock_wait(Duration::from_millis(200))
+        .lookup(&saved.key, "hash-1")
+        .expect_err("busy");
+    assert!(matches!(err, CacheError::Busy { .. }), "{err:?}");
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(200), "{waited:?}");
+    assert!(waited < Duration::from_secs(2), "{waited:?}");
+
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        drop(lock);
+    });
+    let started = Instant::now();
+    let found = cache
+        .lookup(&saved.key, "hash-1")
+        .expect("lookup after the wait");
+    assert_eq!(found, Some(saved));
+    assert!(started.elapsed() >= Duration::from_millis(50));
+    releaser.join().expect("the releaser thread");
 }
