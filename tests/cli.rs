@@ -9,11 +9,22 @@ fn repo() -> PathBuf {
 
 /// `cargo windup ARGS` from the repository root, through cargo (built already by the test run).
 fn windup(args: &[&str], env: &[(&str, &str)]) -> Output {
+    run_in(&repo(), args, env)
+}
+
+/// `cargo windup ARGS` in another directory.
+fn windup_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    run_in(dir, args, &[])
+}
+
+fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     command
-        .args(["run", "--offline", "-q", "-p", "cargo-windup", "--"])
+        .args(["run", "--offline", "-q", "--manifest-path"])
+        .arg(repo().join("Cargo.toml"))
+        .args(["-p", "cargo-windup", "--"])
         .args(args)
-        .current_dir(repo())
+        .current_dir(dir)
         .env_remove("CI")
         .env_remove("WINDUP_BASE_URL");
     for (key, value) in env {
@@ -125,20 +136,6 @@ fn the_demo_says_when_the_browser_is_missing_and_how_to_install_it() {
         out.contains("run `cargo windup setup`, or `cargo windup demo --yes`"),
         "{out}"
     );
-}
-
-/// `cargo windup ARGS` in another directory.
-fn windup_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    let manifest = repo().join("Cargo.toml");
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["run", "--offline", "-q", "--manifest-path"])
-        .arg(manifest)
-        .args(["-p", "cargo-windup", "--"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("CI")
-        .output()
-        .expect("cargo runs")
 }
 
 #[test]
