@@ -129,6 +129,12 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
         outcome(&output, "hello") == Some("ok") && outcome(&output, "title") == Some("ok"),
         "{output}"
     );
+    assert!(
+        output.contains(
+            "windup: a new plan for hello waits for review: scenarios/hello.plan.json.new"
+        ),
+        "{output}"
+    );
 
     let exact = cargo(
         app,

@@ -146,6 +146,18 @@ impl Harness {
             };
             let result = run_scenario(&ready.pool, &self.settings, &ready.base_url, scenario).await;
             match result.outcome {
+                Outcome::Passed {
+                    pending: Some(path),
+                    ..
+                } => {
+                    // Like insta: the test passes, and the new plan waits for a person.
+                    eprintln!(
+                        "windup: a new plan for {} waits for review: {} (cargo windup review)",
+                        scenario.id,
+                        path.display()
+                    );
+                    Ok(())
+                }
                 Outcome::Passed { .. } => Ok(()),
                 Outcome::Failed { message, .. } => Err(Failed::from(message)),
             }
