@@ -11,7 +11,7 @@ use windup::Browser;
 use windup::cache::{CacheEntry, CacheKey, PlanCache};
 use windup::config::Settings;
 use windup::plan::{Plan, Rules};
-use windup::runner::{Outcome, SessionPool, run_suite};
+use windup::runner::{Outcome, SessionPool, is_ignored, run_suite};
 use windup::scenario;
 
 #[tokio::main]
@@ -87,7 +87,7 @@ async fn suite() {
             .expect("scenarios")
             .iter()
             .map(|p| scenario::load(p, &settings.scenarios_dir).expect("a scenario"))
-            .filter(|s| !s.tags.iter().any(|t| settings.ignore_tags.contains(t)))
+            .filter(|s| !is_ignored(&settings, s))
             .collect();
         let browser = Browser::launch(settings.browser_config())
             .await

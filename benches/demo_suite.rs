@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use windup::Browser;
 use windup::config::Settings;
-use windup::runner::{SessionPool, run_suite};
+use windup::runner::{SessionPool, is_ignored, run_suite};
 use windup::scenario;
 
 #[tokio::main]
@@ -26,7 +26,7 @@ async fn main() {
         .expect("scenarios/")
         .iter()
         .map(|path| scenario::load(path, &settings.scenarios_dir).expect("a valid scenario"))
-        .filter(|s| !s.tags.iter().any(|t| settings.ignore_tags.contains(t)))
+        .filter(|s| !is_ignored(&settings, s))
         .collect();
     let shop = windup_shop::spawn(Default::default())
         .await

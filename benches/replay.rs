@@ -8,9 +8,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
+use windup::config::Settings;
 use windup::executor::NoValues;
 use windup::plan::{Plan, Rules};
-use windup::{Browser, BrowserConfig, ExecOptions, Executor, Session};
+use windup::{Browser, ExecOptions, Executor, Session};
 
 #[tokio::main]
 async fn main() {
@@ -21,9 +22,13 @@ async fn main() {
     let shop = windup_shop::spawn(Default::default())
         .await
         .expect("the shop starts");
-    let browser = Browser::launch(BrowserConfig::from_env())
-        .await
-        .expect("chromedriver starts");
+    let browser = Browser::launch(
+        Settings::load(Path::new(env!("CARGO_MANIFEST_DIR")))
+            .expect("windup.toml loads")
+            .browser_config(),
+    )
+    .await
+    .expect("chromedriver starts");
     let session = browser.new_session().await.expect("a session opens");
     let plan_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkout.plan.json");
     let plan = Plan::from_json_str(

@@ -30,7 +30,7 @@ fn assert_group_ends(pgid: u32) {
 
 /// Starts a browser with one open session on a page, and returns its process group.
 async fn browser_with_page() -> (Browser, windup::Session, u32) {
-    let browser = Browser::launch(BrowserConfig::from_env())
+    let browser = Browser::launch(common::browser_config())
         .await
         .expect("chromedriver starts");
     let session = browser.new_session().await.expect("a session opens");

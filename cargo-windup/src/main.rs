@@ -16,9 +16,10 @@ use windup_core::executor::NoValues;
 use windup_core::ledger::CacheOutcome;
 use windup_core::plan::{Plan, Rules};
 use windup_core::runner::{
-    FailureClass, Outcome, ScenarioResult, SessionPool, relative, run_suite,
+    FailureClass, Outcome, ScenarioResult, SessionPool, is_ignored, load_scenarios, relative,
+    run_suite,
 };
-use windup_core::scenario::{self, Scenario};
+use windup_core::scenario::Scenario;
 use windup_core::{Browser, ExecOptions, Executor};
 use windup_core::{ledger, lockfile};
 
@@ -213,33 +214,20 @@ fn scenarios(
     filter: Option<&str>,
     include_ignored: bool,
 ) -> Result<(Vec<Scenario>, usize), Fatal> {
-    let root = &settings.scenarios_dir;
-    let files = scenario::discover(root).map_err(|e| {
-        Fatal(
-            exit::USAGE,
-            format!(
-                "cannot read the scenarios directory {}: {e}",
-                root.display()
-            ),
-        )
-    })?;
+    let all = load_scenarios(settings).map_err(|message| Fatal(exit::USAGE, message))?;
     let mut loaded = Vec::new();
     let mut broken = 0;
-    for file in files {
-        match scenario::load(&relative(&file), &relative(root)) {
+    for scenario in all {
+        match scenario {
             Ok(scenario) => {
                 let wanted = filter.is_none_or(|f| scenario.id.contains(f));
-                let ignored = scenario
-                    .tags
-                    .iter()
-                    .any(|t| settings.ignore_tags.contains(t));
-                if wanted && (include_ignored || !ignored) {
+                if wanted && (include_ignored || !is_ignored(settings, &scenario)) {
                     loaded.push(scenario);
                 }
             }
-            Err(err) => {
+            Err((path, err)) => {
                 broken += 1;
-                println!("FAIL {}\n  {err}", file.display());
+                println!("FAIL {}\n  {err}", path.display());
             }
         }
     }
@@ -610,9 +598,12 @@ async fn exec(plans: &[PathBuf], base_url: url::Url, headed: bool) -> Result<Exi
         .iter()
         .map(|p| load_plan(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut config = windup_core::BrowserConfig::from_env();
-    config.headless &= !headed;
-    let browser = Browser::launch(config)
+    let settings = project_settings(&SuiteArgs {
+        workers: None,
+        include_ignored: false,
+        headed,
+    })?;
+    let browser = Browser::launch(settings.browser_config())
         .await
         .map_err(|e| Fatal(exit::BROWSER, e.to_string()))?;
     let session = browser

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use windup::config::Settings;
 use windup::executor::{Execution, NoValues, StepFailure};
 use windup::plan::{Plan, Rules};
 use windup::{Browser, BrowserConfig, ExecOptions, Executor, Session};
@@ -28,7 +29,7 @@ impl Rig {
         let shop = windup_shop::spawn(shop_options)
             .await
             .expect("the shop starts");
-        let browser = Browser::launch(BrowserConfig::from_env())
+        let browser = Browser::launch(browser_config())
             .await
             .expect("chromedriver starts (install chromium and chromium-driver)");
         let session = browser
@@ -68,6 +69,13 @@ impl Rig {
     pub async fn close(self) {
         self.session.close().await.expect("the session closes");
     }
+}
+
+/// The browser settings of this repository's windup.toml and the `WINDUP_*` environment.
+pub fn browser_config() -> BrowserConfig {
+    Settings::load(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .expect("windup.toml and the environment are valid")
+        .browser_config()
 }
 
 /// A hand-written plan from `tests/fixtures/NAME.plan.json`.

@@ -19,8 +19,8 @@ use url::Url;
 
 use crate::browser::Browser;
 use crate::config::Settings;
-use crate::runner::{Outcome, SessionPool, relative, run_scenario};
-use crate::scenario::{self, Scenario};
+use crate::runner::{Outcome, SessionPool, is_ignored, load_scenarios, run_scenario};
+use crate::scenario::Scenario;
 
 /// What the user's setup hands the harness: the URL of the app under test, and whatever must
 /// live as long as the tests do (a server handle, a child process) — dropped after the last one.
@@ -227,35 +227,28 @@ where
 /// failing trials named by their path.
 fn trials(harness: &Arc<Harness>) -> Vec<Trial> {
     let root = harness.settings.scenarios_dir.clone();
-    let files = match scenario::discover(&root) {
-        Ok(files) => files,
-        Err(err) => {
-            let message = format!(
-                "cannot read the scenarios directory {}: {err}; create it, or set `scenarios` in windup.toml",
-                root.display()
-            );
+    let loaded = match load_scenarios(&harness.settings) {
+        Ok(loaded) => loaded,
+        Err(message) => {
             return vec![Trial::test("scenarios", move || Err(Failed::from(message)))];
         }
     };
-    let ignored = &harness.settings.ignore_tags;
-    files
+    loaded
         .into_iter()
-        .map(
-            |path| match scenario::load(&relative(&path), &relative(&root)) {
-                Ok(scenario) => {
-                    let is_ignored = scenario.tags.iter().any(|tag| ignored.contains(tag));
-                    let harness = Arc::clone(harness);
-                    Trial::test(scenario.id.clone(), move || harness.run(&scenario))
-                        .with_ignored_flag(is_ignored)
-                }
-                Err(err) => {
-                    let message = err.to_string();
-                    Trial::test(fallback_name(&path, &root), move || {
-                        Err(Failed::from(message))
-                    })
-                }
-            },
-        )
+        .map(|loaded| match loaded {
+            Ok(scenario) => {
+                let ignored = is_ignored(&harness.settings, &scenario);
+                let harness = Arc::clone(harness);
+                Trial::test(scenario.id.clone(), move || harness.run(&scenario))
+                    .with_ignored_flag(ignored)
+            }
+            Err((path, err)) => {
+                let message = err.to_string();
+                Trial::test(fallback_name(&path, &root), move || {
+                    Err(Failed::from(message))
+                })
+            }
+        })
         .collect()
 }
 

@@ -571,6 +571,35 @@ fn account_problem(settings: &Settings, scenario: &Scenario) -> Option<String> {
     ))
 }
 
+/// One scenario file, loaded or with the error that kept it from loading.
+pub type Loaded = Result<Scenario, (PathBuf, crate::scenario::ScenarioError)>;
+
+/// Every scenario file of the project, loaded, with paths as a person reads them; the error side
+/// is a directory that cannot be read.
+pub fn load_scenarios(settings: &Settings) -> Result<Vec<Loaded>, String> {
+    let root = &settings.scenarios_dir;
+    let files = crate::scenario::discover(root).map_err(|err| {
+        format!(
+            "cannot read the scenarios directory {}: {err}; create it, or set `scenarios` in windup.toml",
+            root.display()
+        )
+    })?;
+    Ok(files
+        .into_iter()
+        .map(|path| {
+            crate::scenario::load(&relative(&path), &relative(root)).map_err(|err| (path, err))
+        })
+        .collect())
+}
+
+/// Whether the project's `ignore_tags` leave a scenario out unless asked for.
+pub fn is_ignored(settings: &Settings, scenario: &Scenario) -> bool {
+    scenario
+        .tags
+        .iter()
+        .any(|tag| settings.ignore_tags.contains(tag))
+}
+
 /// A path as a person reads it: relative to the working directory when it is under it.
 pub fn relative(path: &std::path::Path) -> std::path::PathBuf {
     std::env::current_dir()

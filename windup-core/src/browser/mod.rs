@@ -46,8 +46,8 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--process-per-site",
 ];
 
-/// How to reach a browser. Built from the environment by [`BrowserConfig::from_env`]; the
-/// `config` module layers `windup.toml` over it.
+/// How to reach a browser. `config::Settings::browser_config` builds it from `windup.toml` and
+/// the `WINDUP_*` environment, checked once; the defaults suit headless Chromium.
 #[derive(Debug, Clone)]
 pub struct BrowserConfig {
     pub headless: bool,
@@ -73,22 +73,6 @@ impl Default for BrowserConfig {
             chromedriver: None,
             chrome_binary: None,
             startup_timeout: Duration::from_secs(20),
-        }
-    }
-}
-
-impl BrowserConfig {
-    /// Defaults overridden by `WINDUP_WEBDRIVER_URL`, `WINDUP_CHROMEDRIVER`, `WINDUP_CHROME`
-    /// and `WINDUP_HEADED` (any value but `0`, `false` or empty shows the window).
-    pub fn from_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        Self {
-            headless: var("WINDUP_HEADED")
-                .is_none_or(|headed| matches!(headed.trim(), "0" | "false" | "no")),
-            webdriver_url: var("WINDUP_WEBDRIVER_URL"),
-            chromedriver: var("WINDUP_CHROMEDRIVER").map(PathBuf::from),
-            chrome_binary: var("WINDUP_CHROME").map(PathBuf::from),
-            ..Self::default()
         }
     }
 }
