@@ -39,9 +39,23 @@ fn cache() -> (tempfile::TempDir, PlanCache) {
     (root, cache)
 }
 
+/// Opens the sled store directly, past Windup's lock, waiting out the lingering threads of
+/// the operation before (sled lets go of its file lock a moment after a `Db` is dropped).
+fn open_sled(dir: &std::path::Path) -> sled::Result<sled::Db> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match config(dir).open() {
+            Err(err) if is_lock_held(&err) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            opened => return opened,
+        }
+    }
+}
+
 /// Writes a raw value under an active key, as a damaged store would hold it.
 fn put_raw(cache: &PlanCache, key: &CacheKey, value: &[u8]) {
-    let db = config(cache.dir()).open().expect("the store opens");
+    let db = open_sled(cache.dir()).expect("the store opens");
     let active = db.open_tree("active").expect("the active tree");
     active
         .insert(keys::active(key), value)
@@ -336,7 +350,7 @@ fn the_stored_value_is_the_entry_json() {
     let mut saved = entry("checkout", "/", "Buy a mug");
     saved.stats.runs = 3;
     cache.save(&saved).expect("save");
-    let db = config(cache.dir()).open().expect("the store opens");
+    let db = open_sled(cache.dir()).expect("the store opens");
     let raw = db
         .open_tree("active")
         .and_then(|tree| tree.get(keys::active(&saved.key)))
@@ -352,7 +366,7 @@ fn a_held_store_is_waited_for_then_reported_busy() {
     cache
         .save(&entry("checkout", "/", "Buy a mug"))
         .expect("save");
-    let held = config(cache.dir()).open().expect("the store opens");
+    let held = open_sled(cache.dir()).expect("the store opens");
     // sled's error for a held lock is exactly what the retry recognises.
     let err = config(cache.dir())
         .open()
@@ -463,9 +477,7 @@ fn a_snapshot_left_unfinished_by_a_killed_process_does_not_break_the_store() {
     // What a process killed while sled writes its snapshot leaves behind.
     let leftover = cache.dir().join("snap.FFFFFFFFFFFFFFF0.generating");
     std::fs::write(&leftover, b"").expect("a leftover snapshot");
-    let err = config(cache.dir())
-        .open()
-        .expect_err("sled 0.34 alone cannot open the store");
+    let err = open_sled(cache.dir()).expect_err("sled 0.34 alone cannot open the store");
     assert!(matches!(err, sled::Error::Corruption { .. }), "{err:?}");
 
     let found = cache.lookup(&saved.key, "hash-1").expect("lookup");
