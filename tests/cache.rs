@@ -128,6 +128,10 @@ async fn plan_once_replay_then_replan_what_the_site_broke() {
         evidence.contains("no element matches the selector"),
         "{evidence}"
     );
+    assert!(
+        evidence.contains("the start page's structure changed since the plan was made"),
+        "the renamed markup reorders the home page too: {evidence}"
+    );
     assert!(entries.iter().any(|e| e.status == EntryStatus::Active));
 
     // The ledger tells the story: planned, replayed with no planning, re-planned from step 2.
@@ -143,6 +147,36 @@ async fn plan_once_replay_then_replan_what_the_site_broke() {
         ]
     );
     assert!(records.iter().all(|r| r.llm_calls.is_empty()));
+
+    // Every page a run reached is recorded with its signature: the same structure gives the
+    // same signatures, the renamed markup another one for the login form.
+    let paths: Vec<&str> = records[0].pages.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, ["/", "/login", "/"], "{:?}", records[0].pages);
+    assert!(
+        records[0]
+            .pages
+            .iter()
+            .all(|p| p.sig.len() == 64 && p.sig.bytes().all(|b| b.is_ascii_hexdigit()))
+    );
+    assert_eq!(records[1].pages, records[0].pages);
+    let login_sig = |record: &windup::ledger::RunRecord| {
+        record
+            .pages
+            .iter()
+            .find(|p| p.path == "/login")
+            .map(|p| p.sig.clone())
+    };
+    assert!(login_sig(&records[2]).is_some());
+    assert_ne!(login_sig(&records[2]), login_sig(&records[0]));
+    // The cache key carries the signature of the page the plan starts on.
+    let active = entries
+        .iter()
+        .find(|e| e.status == EntryStatus::Active)
+        .unwrap();
+    assert_eq!(
+        active.key.start_sig.as_deref(),
+        Some(records[2].pages[0].sig.as_str())
+    );
 }
 
 #[tokio::test]
@@ -188,4 +222,77 @@ async fn read_only_runs_replay_lockfiles_and_never_plan() {
     }
     assert!(!project.pending("out-of-stock").exists());
     assert!(!lockfile::lockfile_path(&project.root().join("scenarios/out-of-stock.yaml")).exists());
+}
+
+#[tokio::test]
+async fn a_plan_weaker_than_the_scenario_never_passes_and_is_never_saved() {
+    let project = Project::with(&["login"]);
+    // A committed plan that stops after opening the login form: its own postcondition holds,
+    // but the scenario expects the user signed in.
+    let weak = r#"{
+      "plan_version": "0.1",
+      "scenario_id": "login",
+      "task": "Log in as the demo user.",
+      "start_url": "/",
+      "generated_by": { "planner": "offline", "at": "2026-11-30T00:00:00Z" },
+      "actions": [
+        {
+          "id": "s1",
+          "type": "click",
+          "target": {
+            "selector": "a[href=\"/login\"]",
+            "identity": { "tag": "a", "role": "link", "name": "Log in" }
+          },
+          "expect": [{ "kind": "url_matches", "pattern": "/login" }]
+        }
+      ]
+    }"#;
+    let lockfile = project.root().join("scenarios/login.plan.json");
+    std::fs::write(&lockfile, weak).unwrap();
+    let login = project.scenario("login");
+
+    // Read-only: the plan ran to its end, the scenario's expectation did not hold.
+    // An expectation that does not hold fails at the action's deadline: keep it short.
+    let short = |mut settings: Settings| {
+        settings.timeout = std::time::Duration::from_millis(1500);
+        settings
+    };
+    let ci = run(&short(project.settings(true)), Markup::Standard, &login).await;
+    let Outcome::Failed { message, class } = &ci.outcome else {
+        panic!("a weak plan passed: {:?}", ci.outcome);
+    };
+    assert_eq!(*class, FailureClass::ReadOnly, "{message}");
+    assert!(
+        message.contains("Signed in as demo@windup.test"),
+        "{message}"
+    );
+    assert_eq!(PlanCache::new(project.root()).list().unwrap(), Vec::new());
+
+    // Locally it is re-planned in full, and the new plan meets the expectation.
+    let local = short(project.settings(false));
+    let replanned = run(&local, Markup::Standard, &login).await;
+    assert_eq!(cache_outcome(&replanned), CacheOutcome::Replanned);
+    let waiting = lockfile::pending(&project.root().join("scenarios")).unwrap();
+    assert_eq!(waiting[0].proposed.actions.len(), 4);
+    assert_eq!(std::fs::read_to_string(&lockfile).unwrap(), weak);
+
+    // A scenario whose expectation the site cannot meet gets no plan at all.
+    std::fs::remove_file(project.pending("login")).unwrap();
+    PlanCache::new(project.root()).clear(None).unwrap();
+    let path = project.root().join("scenarios/login.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("Signed in as demo@windup.test", "Signed in as nobody"),
+    )
+    .unwrap();
+    let impossible = run(&local, Markup::Standard, &project.scenario("login")).await;
+    let Outcome::Failed { message, class } = &impossible.outcome else {
+        panic!("an unmet expectation passed: {:?}", impossible.outcome);
+    };
+    assert_eq!(*class, FailureClass::Step, "{message}");
+    assert!(message.contains("Signed in as nobody"), "{message}");
+    assert_eq!(PlanCache::new(project.root()).list().unwrap(), Vec::new());
+    assert!(!project.pending("login").exists());
+    assert_eq!(std::fs::read_to_string(&lockfile).unwrap(), weak);
 }

@@ -478,8 +478,14 @@ fn cache(action: CacheAction) -> Result<ExitCode, Fatal> {
                 ));
             }
             for entry in entries {
+                let sig = entry
+                    .key
+                    .start_sig
+                    .as_deref()
+                    .map(|sig| format!(", start page signature {}", sig.get(..12).unwrap_or(sig)))
+                    .unwrap_or_default();
                 println!(
-                    "{} plan for {} (start {}):",
+                    "{} plan for {} (start {}{sig}):",
                     status(entry.status),
                     scenario,
                     entry.key.start_path

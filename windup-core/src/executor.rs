@@ -2,6 +2,7 @@
 //! No model is involved; the same plan on the same page does the same thing every time.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fantoccini::key::Key;
@@ -9,6 +10,7 @@ use url::Url;
 
 use crate::browser::{BrowserError, GateMode, Probe, Session};
 use crate::plan::{Action, ActionKind, Plan};
+use crate::signature::PageVisit;
 use crate::verifier::{self, Unmet};
 
 /// How the executor runs plans.
@@ -148,6 +150,8 @@ pub struct Executor<'a> {
     session: &'a Session,
     options: &'a ExecOptions,
     values: &'a dyn ValueSource,
+    /// The pages reached since the last [`Executor::take_visits`], in order.
+    visits: Mutex<Vec<PageVisit>>,
 }
 
 impl<'a> Executor<'a> {
@@ -160,6 +164,44 @@ impl<'a> Executor<'a> {
             session,
             options,
             values,
+            visits: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The pages reached since the last call, each with its structural signature, in the order
+    /// they were reached; a page is listed again when a run comes back to it.
+    pub fn take_visits(&self) -> Vec<PageVisit> {
+        std::mem::take(&mut *self.visits.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Records the current page when the path changed since the last page recorded: one URL
+    /// read per step, and one snapshot per new page. Recording is collection, never a verdict:
+    /// a page that cannot be read now is simply not recorded.
+    async fn observe(&self) {
+        let Ok(url) = self.session.current_url().await else {
+            return;
+        };
+        let path = url.path();
+        let visits = || self.visits.lock().unwrap_or_else(|p| p.into_inner());
+        if visits().last().is_some_and(|last| last.path == path) {
+            return;
+        }
+        // A page still loading is left for the next step to record, and the path recorded is
+        // the one the snapshot itself saw.
+        let Ok(snapshot) = self.session.snapshot().await else {
+            return;
+        };
+        let Some(path) = Url::parse(&snapshot.url)
+            .ok()
+            .map(|url| url.path().to_owned())
+            .filter(|_| snapshot.loaded)
+        else {
+            return;
+        };
+        let mut visits = visits();
+        if visits.last().is_none_or(|last| last.path != path) {
+            let sig = crate::signature::of(&snapshot);
+            visits.push(PageVisit { path, sig });
         }
     }
 
@@ -202,7 +244,10 @@ impl<'a> Executor<'a> {
                 .map_err(FailureCause::Browser)
         };
         match opening.await {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.observe().await;
+                Ok(())
+            }
             Err(cause) => {
                 let at = Position {
                     scenario,
@@ -227,11 +272,15 @@ impl<'a> Executor<'a> {
     ) -> Result<ActionRecord, Box<StepFailure>> {
         let started = Instant::now();
         match self.run_action(action).await {
-            Ok(()) => Ok(ActionRecord {
-                id: action.id.clone(),
-                kind: action.kind,
-                duration: started.elapsed(),
-            }),
+            Ok(()) => {
+                let duration = started.elapsed();
+                self.observe().await;
+                Ok(ActionRecord {
+                    id: action.id.clone(),
+                    kind: action.kind,
+                    duration,
+                })
+            }
             Err(cause) => {
                 let at = Position {
                     scenario,

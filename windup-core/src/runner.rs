@@ -19,6 +19,7 @@ use crate::lockfile::{self, Written};
 use crate::plan::Plan;
 use crate::planner::{OfflinePlanner, PlannedRun};
 use crate::scenario::Scenario;
+use crate::signature::PageVisit;
 
 /// The outcome of one scenario.
 #[derive(Debug)]
@@ -196,6 +197,7 @@ pub async fn run_scenario(
 ) -> ScenarioResult {
     let started = Instant::now();
     let started_at = ledger::started_at(OffsetDateTime::now_utc());
+    let mut pages = Vec::new();
     let (outcome, replan) = match account_problem(settings, scenario) {
         Some(problem) => (
             Outcome::Failed {
@@ -206,8 +208,15 @@ pub async fn run_scenario(
         ),
         None => match pool.acquire().await {
             Ok(lease) => {
-                let (outcome, replan, browser_gone) =
-                    run_on(lease.session(), settings, base_url, scenario, started).await;
+                let (outcome, replan, browser_gone) = run_on(
+                    lease.session(),
+                    settings,
+                    base_url,
+                    scenario,
+                    started,
+                    &mut pages,
+                )
+                .await;
                 if browser_gone {
                     lease.discard();
                 }
@@ -227,23 +236,25 @@ pub async fn run_scenario(
         duration: started.elapsed(),
         outcome,
     };
-    record(settings, scenario, &result, &started_at, replan);
+    record(settings, scenario, &result, &started_at, replan, pages);
     result
 }
 
-/// Where a replayed plan came from.
+/// Where a replayed plan came from; a cached plan with the start page's signature when made.
 enum Source {
-    Cache,
+    Cache(Option<String>),
     Lockfile,
 }
 
 /// The run itself; the third value says the browser is gone and the session must not be reused.
+/// Every page the run reaches is added to `pages`.
 async fn run_on(
     session: &Session,
     settings: &Settings,
     base_url: &Url,
     scenario: &Scenario,
     started: Instant,
+    pages: &mut Vec<PageVisit>,
 ) -> (Outcome, Option<Replan>, bool) {
     let options = exec_options(settings, base_url);
     let values = AccountValues::for_scenario(settings, scenario);
@@ -261,8 +272,11 @@ async fn run_on(
         )
     };
 
+    // Looked up by scenario and start path only: a start page whose structure changed is a
+    // reason to suspect the plan, not to throw it away unseen — the replay is fail-closed, and
+    // says so in its evidence when it fails.
     let found = match cache.lookup(&key, &scenario.hash) {
-        Ok(Some(entry)) => Some((entry.plan, Source::Cache)),
+        Ok(Some(entry)) => Some((entry.plan, Source::Cache(entry.key.start_sig))),
         Ok(None) => match lockfile::read(&lockfile::lockfile_path(&scenario.path)) {
             Ok(Some(plan)) if plan.scenario_id == scenario.id && plan.task == scenario.task => {
                 Some((plan, Source::Lockfile))
@@ -276,6 +290,9 @@ async fn run_on(
     let mut replan = None;
     if let Some((plan, source)) = found {
         let replayed = replay(&executor, scenario, &plan).await;
+        let replay_pages = executor.take_visits();
+        pages.extend(replay_pages.iter().cloned());
+        let key = key.with_start_sig(start_sig(&replay_pages));
         let failure = match replayed {
             Ok(actions) => {
                 let saved = match source {
@@ -283,7 +300,7 @@ async fn run_on(
                     Source::Lockfile => {
                         cache.save(&CacheEntry::new(key.clone(), &scenario.hash, plan))
                     }
-                    Source::Cache => Ok(()),
+                    Source::Cache(_) => Ok(()),
                 };
                 let recorded = saved.and_then(|()| {
                     vanished_is_fine(cache.record_run(
@@ -319,8 +336,19 @@ async fn run_on(
                 true,
             );
         }
-        let evidence = explain(scenario, &failure);
-        if matches!(source, Source::Cache)
+        let mut evidence = explain(scenario, &failure);
+        if let Source::Cache(Some(planned)) = &source
+            && let Some(now) = &key.start_sig
+            && planned != now
+        {
+            evidence.push_str(&format!(
+                "\n  the start page's structure changed since the plan was made (signature {} is \
+                 now {})",
+                short(planned),
+                short(now)
+            ));
+        }
+        if matches!(source, Source::Cache(_))
             && let Err(err) = vanished_is_fine(cache.mark_stale(&key, &evidence))
         {
             return setup_failure(format!("scenario {:?}: {err}", scenario.id));
@@ -334,22 +362,28 @@ async fn run_on(
         let from_failure = matches!(failure.cause, FailureCause::NotActionable { .. })
             && kept > 0
             && plan_follows_steps(&plan, scenario, kept);
-        let planned = if from_failure {
+        let (planned, key) = if from_failure {
             replan = Some(Replan::FromStep { index: kept });
-            OfflinePlanner
+            let planned = OfflinePlanner
                 .plan_from(
                     scenario,
                     &executor,
                     plan.actions[..kept].to_vec(),
                     Instant::now(),
                 )
-                .await
+                .await;
+            // The kept prefix started on the replay's start page.
+            pages.extend(executor.take_visits());
+            (planned, key)
         } else {
             replan = Some(Replan::Full);
             if let Err(err) = session.reset().await {
                 return setup_failure(format!("scenario {:?}: {err}", scenario.id));
             }
-            OfflinePlanner.plan(scenario, &executor).await
+            let planned = OfflinePlanner.plan(scenario, &executor).await;
+            let planning_pages = executor.take_visits();
+            pages.extend(planning_pages.iter().cloned());
+            (planned, key.with_start_sig(start_sig(&planning_pages)))
         };
         return finish_planned(
             planned,
@@ -367,10 +401,12 @@ async fn run_on(
         return read_only(scenario, "it has no plan yet", None);
     }
     let planned = OfflinePlanner.plan(scenario, &executor).await;
+    let planning_pages = executor.take_visits();
+    pages.extend(planning_pages.iter().cloned());
     finish_planned(
         planned,
         &cache,
-        key,
+        key.with_start_sig(start_sig(&planning_pages)),
         settings,
         scenario,
         CacheOutcome::Miss,
@@ -402,6 +438,16 @@ fn plan_follows_steps(plan: &Plan, scenario: &Scenario, kept: usize) -> bool {
             .iter()
             .enumerate()
             .all(|(i, action)| action.id == format!("s{}", i + 1))
+}
+
+/// The signature of the page a run started on.
+fn start_sig(pages: &[PageVisit]) -> Option<String> {
+    pages.first().map(|page| page.sig.clone())
+}
+
+/// The first 12 hex digits of a signature, as a person compares them.
+fn short(sig: &str) -> &str {
+    sig.get(..12).unwrap_or(sig)
 }
 
 /// An entry another process cleared meanwhile (`cargo windup cache clear`) needs no stats.
@@ -524,6 +570,7 @@ fn record(
     result: &ScenarioResult,
     started_at: &str,
     replan: Option<Replan>,
+    pages: Vec<PageVisit>,
 ) {
     let (outcome, failure_class, cache) = match &result.outcome {
         Outcome::Passed { cache, .. } => (ledger::Outcome::Passed, None, *cache),
@@ -551,6 +598,7 @@ fn record(
         cache,
         replan,
         llm_calls: Vec::new(),
+        pages,
     };
     if let Err(err) = Ledger::new(&settings.root).append(&entry) {
         eprintln!("windup: the run ledger was not written: {err}");

@@ -3,9 +3,17 @@
 //! quantities or more cart lines has the same signature; a page whose controls change or move has
 //! another.
 
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::browser::{BrowserError, ElementInfo, PageSnapshot, Session};
+
+/// A page a run visited: its path (never its query, which may carry data) and its signature.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageVisit {
+    pub path: String,
+    pub sig: String,
+}
 
 /// The signature of a snapshot: lowercase hex SHA-256.
 pub fn of(snapshot: &PageSnapshot) -> String {

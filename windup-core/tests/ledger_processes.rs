@@ -34,6 +34,7 @@ fn record(child: usize, seq: usize, run_id: String) -> RunRecord {
         cache: CacheOutcome::Miss,
         replan: None,
         llm_calls: calls,
+        pages: Vec::new(),
     }
 }
 

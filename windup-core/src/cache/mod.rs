@@ -66,6 +66,12 @@ impl CacheKey {
             start_sig: None,
         }
     }
+
+    /// The same key with the start page's signature, when known.
+    pub fn with_start_sig(mut self, start_sig: Option<String>) -> Self {
+        self.start_sig = start_sig;
+        self
+    }
 }
 
 /// Whether an entry's plan is the one replays use.
@@ -233,8 +239,9 @@ impl PlanCache {
     }
 
     /// Records a run of the active entry's plan: one more run, one more pass if it passed,
-    /// and when (`at`, RFC 3339) and how long (`ms`). Read and write happen within one open
-    /// of the store, so concurrent processes never lose each other's runs.
+    /// and when (`at`, RFC 3339) and how long (`ms`); a start signature in `key` replaces the
+    /// entry's, as the start page looks now. Read and write happen within one open of the
+    /// store, so concurrent processes never lose each other's runs.
     pub fn record_run(
         &self,
         key: &CacheKey,
@@ -251,6 +258,9 @@ impl PlanCache {
             }
             entry.stats.last_run = Some(at.to_owned());
             entry.stats.last_ms = Some(ms);
+            if key.start_sig.is_some() {
+                entry.key.start_sig.clone_from(&key.start_sig);
+            }
             store
                 .active
                 .insert(active_key.as_slice(), entry.to_bytes())

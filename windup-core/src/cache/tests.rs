@@ -114,6 +114,26 @@ fn a_different_start_signature_misses_and_an_unknown_one_does_not() {
 }
 
 #[test]
+fn a_run_records_the_start_signature_it_saw() {
+    let (_root, cache) = cache();
+    let mut saved = entry("checkout", "/", "Buy a mug");
+    saved.key.start_sig = Some("sig-a".to_owned());
+    cache.save(&saved).expect("save");
+    let mut key = CacheKey::new("checkout", "/");
+    cache
+        .record_run(&key, true, "2025-06-01T12:00:00Z", 5)
+        .expect("a run without a signature");
+    let sig = |cache: &PlanCache| cache.get("checkout").expect("get")[0].key.start_sig.clone();
+    assert_eq!(sig(&cache).as_deref(), Some("sig-a"));
+    key.start_sig = Some("sig-b".to_owned());
+    cache
+        .record_run(&key, true, "2025-06-01T12:01:00Z", 5)
+        .expect("a run that saw another start page");
+    assert_eq!(sig(&cache).as_deref(), Some("sig-b"));
+    assert_eq!(cache.get("checkout").expect("get")[0].stats.runs, 2);
+}
+
+#[test]
 fn reading_a_cache_that_was_never_written_creates_nothing() {
     let (root, cache) = cache();
     let key = CacheKey::new("checkout", "/");

@@ -93,6 +93,9 @@ pub struct RunRecord {
     pub replan: Option<Replan>,
     #[serde(default)]
     pub llm_calls: Vec<LlmCall>,
+    /// Every page the run reached, with its structural signature, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages: Vec<crate::signature::PageVisit>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -26,6 +26,7 @@ fn run(scenario: &str, started: &str, cache: CacheOutcome, calls: Vec<LlmCall>) 
         cache,
         replan: (cache == CacheOutcome::Replanned).then_some(Replan::Full),
         llm_calls: calls,
+        pages: Vec::new(),
     }
 }
 
