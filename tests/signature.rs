@@ -12,7 +12,14 @@ async fn signature_of(rig: &Rig, path: &str) -> String {
         .goto(&format!("{}{path}", rig.shop.url()))
         .await
         .unwrap();
-    rig.session.signature().await.expect("a signature")
+    let signature = rig.session.signature().await.expect("a signature");
+    let snapshot = rig.session.snapshot().await.expect("a snapshot");
+    assert_eq!(
+        signature,
+        windup::signature::of(&snapshot),
+        "the light structure script and the full snapshot agree on {path}"
+    );
+    signature
 }
 
 #[tokio::test]

@@ -188,19 +188,19 @@ impl<'a> Executor<'a> {
         }
         // A page still loading is left for the next step to record, and the path recorded is
         // the one the snapshot itself saw.
-        let Ok(snapshot) = self.session.snapshot().await else {
+        let Ok(page) = self.session.structure().await else {
             return;
         };
-        let Some(path) = Url::parse(&snapshot.url)
+        let Some(path) = Url::parse(&page.url)
             .ok()
             .map(|url| url.path().to_owned())
-            .filter(|_| snapshot.loaded)
+            .filter(|_| page.loaded)
         else {
             return;
         };
         let mut visits = visits();
         if visits.last().is_none_or(|last| last.path != path) {
-            let sig = crate::signature::of(&snapshot);
+            let sig = page.signature();
             visits.push(PageVisit { path, sig });
         }
     }

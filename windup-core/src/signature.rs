@@ -15,13 +15,54 @@ pub struct PageVisit {
     pub sig: String,
 }
 
+/// What the signature counts of one element: tag, role, input type, and which stable attributes
+/// it has — never its text, its name or the values of its attributes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+struct Shape {
+    tag: String,
+    role: Option<String>,
+    input_type: Option<String>,
+    /// It has a `data-testid`.
+    test_id: bool,
+    /// Its own id is a selector that reaches it.
+    id_selector: bool,
+}
+
+impl From<&ElementInfo> for Shape {
+    fn from(element: &ElementInfo) -> Self {
+        Shape {
+            tag: element.tag.clone(),
+            role: element.role.clone(),
+            input_type: element.input_type.clone(),
+            test_id: element.test_id.is_some(),
+            id_selector: element.selectors.iter().any(|s| s.starts_with('#')),
+        }
+    }
+}
+
+impl Shape {
+    fn line(&self) -> String {
+        format!(
+            "{}|{}|{}|{}{}",
+            self.tag,
+            self.role.as_deref().unwrap_or(""),
+            self.input_type.as_deref().unwrap_or(""),
+            if self.test_id { "t" } else { "" },
+            if self.id_selector { "i" } else { "" },
+        )
+    }
+}
+
 /// The signature of a snapshot: lowercase hex SHA-256.
 pub fn of(snapshot: &PageSnapshot) -> String {
-    let shapes: Vec<String> = snapshot.elements.iter().map(shape).collect();
-    let collapsed = collapse_repeats(shapes);
+    hash(snapshot.elements.iter().map(Shape::from))
+}
+
+fn hash(shapes: impl Iterator<Item = Shape>) -> String {
+    let collapsed = collapse_repeats(shapes.map(|shape| shape.line()).collect());
     let mut hasher = Sha256::new();
-    for shape in &collapsed {
-        hasher.update(shape.as_bytes());
+    for line in &collapsed {
+        hasher.update(line.as_bytes());
         hasher.update(b"\n");
     }
     hasher
@@ -31,25 +72,35 @@ pub fn of(snapshot: &PageSnapshot) -> String {
         .collect()
 }
 
-impl Session {
-    /// The structural signature of the current page.
-    pub async fn signature(&self) -> Result<String, BrowserError> {
-        Ok(of(&self.snapshot().await?))
+/// A page's structure: just what its signature needs, read by one script that is lighter than a
+/// snapshot — what a run records after every step that reached a new page.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PageStructure {
+    pub url: String,
+    /// Whether the document had finished loading when it was read.
+    pub loaded: bool,
+    elements: Vec<Shape>,
+}
+
+impl PageStructure {
+    /// The page's signature; the same as [`of`] a snapshot of the same page.
+    pub fn signature(&self) -> String {
+        hash(self.elements.iter().cloned())
     }
 }
 
-/// What an element is structurally: tag, role, input type, and which stable attributes it has —
-/// never its text, its name or the values of its attributes.
-fn shape(element: &ElementInfo) -> String {
-    let stable_selector = |prefix: &str| element.selectors.iter().any(|s| s.starts_with(prefix));
-    format!(
-        "{}|{}|{}|{}{}",
-        element.tag,
-        element.role.as_deref().unwrap_or(""),
-        element.input_type.as_deref().unwrap_or(""),
-        if element.test_id.is_some() { "t" } else { "" },
-        if stable_selector("#") { "i" } else { "" },
-    )
+const STRUCTURE_JS: &str = include_str!("browser/js/structure.js");
+
+impl Session {
+    /// The structure of the current page.
+    pub async fn structure(&self) -> Result<PageStructure, BrowserError> {
+        self.page_script("page structure", STRUCTURE_JS).await
+    }
+
+    /// The structural signature of the current page.
+    pub async fn signature(&self) -> Result<String, BrowserError> {
+        Ok(self.structure().await?.signature())
+    }
 }
 
 /// Collapses immediate repetitions of blocks of up to four shapes — a list of products, the

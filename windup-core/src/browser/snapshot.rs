@@ -56,10 +56,20 @@ fn loaded() -> bool {
 impl Session {
     /// Takes a snapshot of the current page.
     pub async fn snapshot(&self) -> Result<PageSnapshot, BrowserError> {
-        let script = format!("{COMMON_JS}\n{SNAPSHOT_JS}");
-        let raw = self.execute("page snapshot", &script, vec![]).await?;
+        self.page_script("page snapshot", SNAPSHOT_JS).await
+    }
+
+    /// Runs one of Windup's page scripts (`script` sees the shared helpers of `common.js`) and
+    /// reads its answer as `T`.
+    pub(crate) async fn page_script<T: serde::de::DeserializeOwned>(
+        &self,
+        during: &str,
+        script: &str,
+    ) -> Result<T, BrowserError> {
+        let script = format!("{COMMON_JS}\n{script}");
+        let raw = self.execute(during, &script, vec![]).await?;
         serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
-            during: "page snapshot".into(),
+            during: during.into(),
             value: format!("{err}: {}", truncate(&raw.to_string(), 300)),
         })
     }

@@ -156,6 +156,10 @@ fn a_record_line_has_the_documented_shape() {
     record.outcome = Outcome::Failed;
     record.failure_class = Some("unmet".to_owned());
     record.replan = Some(Replan::FromStep { index: 2 });
+    record.pages = vec![crate::signature::PageVisit {
+        path: "/cart".to_owned(),
+        sig: "9c1d".repeat(16),
+    }];
     let line = serde_json::to_string(&record).unwrap();
     insta::assert_snapshot!("record_line", line);
     let hit = run("login", "2025-03-01T10:00:00Z", CacheOutcome::Hit, vec![]);

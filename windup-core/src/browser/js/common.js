@@ -148,12 +148,17 @@ function structural(el) {
   }
   return parts.join(' > ');
 }
+// An element's own id as a selector, unless the id looks generated (three digits or more).
+function idSelector(el) {
+  return el.id && !/\d{3,}/.test(el.id) ? '#' + CSS.escape(el.id) : null;
+}
 function selectors(el) {
   const tag = el.tagName.toLowerCase();
   const out = [];
   const testId = el.getAttribute('data-testid');
   if (testId) out.push(`[data-testid=${quote(testId)}]`);
-  if (el.id && !/\d{3,}/.test(el.id)) out.push('#' + CSS.escape(el.id));
+  const id = idSelector(el);
+  if (id) out.push(id);
   const name = el.getAttribute('name');
   if (name && ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(el.tagName)) out.push(`${tag}[name=${quote(name)}]`);
   const aria = el.getAttribute('aria-label');
