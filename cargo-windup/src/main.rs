@@ -125,7 +125,9 @@ mod exit {
     pub const USAGE: u8 = 2;
     pub const BROWSER: u8 = 3;
     /// A scenario needed planning that this run may not do (read-only: CI or WINDUP_UPDATE=no).
-    pub const BUDGET: u8 = 4;
+    pub const READ_ONLY: u8 = 4;
+    /// Planning needed a model call that would have gone over a budget.
+    pub const BUDGET: u8 = 5;
 }
 
 /// A failure of the command itself, with its exit code.
@@ -341,19 +343,17 @@ async fn run_scenarios(
     let failed = results.len() - passed + broken;
     println!("finished in {:.1} s", started.elapsed().as_secs_f64());
     println!("{passed} passed, {failed} failed");
-    let read_only = results.iter().any(|r| {
-        matches!(
-            r.outcome,
-            Outcome::Failed {
-                class: FailureClass::ReadOnly,
-                ..
-            }
-        )
-    });
+    let failed_for = |class: FailureClass| {
+        results.iter().any(|r| {
+            matches!(&r.outcome, Outcome::Failed { class: c, .. } if *c == class)
+        })
+    };
     Ok(if failed == 0 {
         ExitCode::SUCCESS
-    } else if read_only {
+    } else if failed_for(FailureClass::Budget) {
         ExitCode::from(exit::BUDGET)
+    } else if failed_for(FailureClass::ReadOnly) {
+        ExitCode::from(exit::READ_ONLY)
     } else {
         ExitCode::from(exit::FAILED)
     })

@@ -10,6 +10,7 @@ pub mod executor;
 pub mod harness;
 pub mod init;
 pub mod ledger;
+pub mod llm;
 pub mod lockfile;
 pub mod plan;
 pub mod planner;

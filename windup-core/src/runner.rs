@@ -17,6 +17,8 @@ use crate::executor::{ExecOptions, Executor, FailureCause, StepFailure, ValueSou
 use crate::ledger::{self, CacheOutcome, Ledger, Replan, RunRecord};
 use crate::lockfile::{self, Written};
 use crate::plan::Plan;
+use crate::planner::llm::{ModelPlanFailure, ModelPlanner, RunSpend};
+use crate::planner::prompt::Redactor;
 use crate::planner::{OfflinePlanner, PlannedRun};
 use crate::scenario::Scenario;
 use crate::signature::PageVisit;
@@ -52,8 +54,10 @@ pub enum FailureClass {
     Step,
     /// The scenario needed planning, and this run may not plan (CI, `WINDUP_UPDATE=no`).
     ReadOnly,
-    /// The scenario could not be run at all: configuration, browser, store.
+    /// The scenario could not be run at all: configuration, browser, store, model provider.
     Setup,
+    /// Planning needed a model call that would have gone over a budget.
+    Budget,
 }
 
 impl ScenarioResult {
@@ -70,13 +74,14 @@ impl ScenarioResult {
     }
 }
 
-/// Browser sessions shared by a suite's workers: at most `size` at once, each reused (and reset)
-/// from one scenario to the next.
+/// What a suite's workers share: browser sessions, at most `size` at once, each reused (and
+/// reset) from one scenario to the next; and what the run's model calls have spent.
 #[derive(Debug)]
 pub struct SessionPool {
     browser: Browser,
     idle: Mutex<Vec<Session>>,
     permits: Semaphore,
+    spend: RunSpend,
 }
 
 impl SessionPool {
@@ -85,7 +90,14 @@ impl SessionPool {
             browser,
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(size.max(1)),
+            spend: RunSpend::default(),
         }
+    }
+
+    /// What this run's model calls have spent, against `max_calls_per_run` and
+    /// `max_usd_per_run`.
+    pub fn spend(&self) -> &RunSpend {
+        &self.spend
     }
 
     /// A session to run one scenario on: an idle one reset, or a new one.
@@ -170,6 +182,16 @@ impl AccountValues {
     }
 }
 
+impl AccountValues {
+    /// Each key's reference (`account.email`) and value, for keeping values out of prompts.
+    pub fn secrets(&self) -> Vec<(String, String)> {
+        self.vars
+            .iter()
+            .filter_map(|(key, var)| Some((format!("account.{key}"), std::env::var(var).ok()?)))
+            .collect()
+    }
+}
+
 impl ValueSource for AccountValues {
     fn resolve(&self, reference: &str) -> Option<String> {
         let key = reference.strip_prefix("account.")?;
@@ -197,7 +219,7 @@ pub async fn run_scenario(
 ) -> ScenarioResult {
     let started = Instant::now();
     let started_at = ledger::started_at(OffsetDateTime::now_utc());
-    let mut pages = Vec::new();
+    let mut log = RunLog::default();
     let (outcome, replan) = match account_problem(settings, scenario) {
         Some(problem) => (
             Outcome::Failed {
@@ -208,14 +230,15 @@ pub async fn run_scenario(
         ),
         None => match pool.acquire().await {
             Ok(lease) => {
-                let (outcome, replan, browser_gone) = run_on(
-                    lease.session(),
+                let (outcome, replan, browser_gone) = run_on(Run {
+                    session: lease.session(),
+                    pool,
                     settings,
                     base_url,
                     scenario,
                     started,
-                    &mut pages,
-                )
+                    log: &mut log,
+                })
                 .await;
                 if browser_gone {
                     lease.discard();
@@ -236,7 +259,7 @@ pub async fn run_scenario(
         duration: started.elapsed(),
         outcome,
     };
-    record(settings, scenario, &result, &started_at, replan, pages);
+    record(settings, scenario, &result, &started_at, replan, log);
     result
 }
 
@@ -246,16 +269,37 @@ enum Source {
     Lockfile,
 }
 
-/// The run itself; the third value says the browser is gone and the session must not be reused.
-/// Every page the run reaches is added to `pages`.
-async fn run_on(
-    session: &Session,
-    settings: &Settings,
-    base_url: &Url,
-    scenario: &Scenario,
+/// What a run collects for its ledger record besides its outcome.
+#[derive(Debug, Default)]
+struct RunLog {
+    /// Every page reached, in order.
+    pages: Vec<PageVisit>,
+    /// Every model call, attempt by attempt.
+    llm_calls: Vec<ledger::LlmCall>,
+}
+
+/// One scenario's run on a leased session.
+struct Run<'a> {
+    session: &'a Session,
+    pool: &'a SessionPool,
+    settings: &'a Settings,
+    base_url: &'a Url,
+    scenario: &'a Scenario,
     started: Instant,
-    pages: &mut Vec<PageVisit>,
-) -> (Outcome, Option<Replan>, bool) {
+    log: &'a mut RunLog,
+}
+
+/// The run itself; the third value says the browser is gone and the session must not be reused.
+async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
+    let Run {
+        session,
+        pool,
+        settings,
+        base_url,
+        scenario,
+        started,
+        log,
+    } = run;
     let options = exec_options(settings, base_url);
     let values = AccountValues::for_scenario(settings, scenario);
     let executor = Executor::new(session, &options, &values);
@@ -291,7 +335,7 @@ async fn run_on(
     if let Some((plan, source)) = found {
         let replayed = replay(&executor, scenario, &plan).await;
         let replay_pages = executor.take_visits();
-        pages.extend(replay_pages.iter().cloned());
+        log.pages.extend(replay_pages.iter().cloned());
         let key = key.with_start_sig(start_sig(&replay_pages));
         let failure = match replayed {
             Ok(actions) => {
@@ -371,18 +415,19 @@ async fn run_on(
                     plan.actions[..kept].to_vec(),
                     Instant::now(),
                 )
-                .await;
+                .await
+                .map_err(Unplanned::Step);
             // The kept prefix started on the replay's start page.
-            pages.extend(executor.take_visits());
+            log.pages.extend(executor.take_visits());
             (planned, key)
         } else {
             replan = Some(Replan::Full);
             if let Err(err) = session.reset().await {
                 return setup_failure(format!("scenario {:?}: {err}", scenario.id));
             }
-            let planned = OfflinePlanner.plan(scenario, &executor).await;
+            let planned = plan_anew(scenario, &executor, settings, pool, &mut log.llm_calls).await;
             let planning_pages = executor.take_visits();
-            pages.extend(planning_pages.iter().cloned());
+            log.pages.extend(planning_pages.iter().cloned());
             (planned, key.with_start_sig(start_sig(&planning_pages)))
         };
         return finish_planned(
@@ -400,9 +445,9 @@ async fn run_on(
     if settings.update == UpdateMode::No {
         return read_only(scenario, "it has no plan yet", None);
     }
-    let planned = OfflinePlanner.plan(scenario, &executor).await;
+    let planned = plan_anew(scenario, &executor, settings, pool, &mut log.llm_calls).await;
     let planning_pages = executor.take_visits();
-    pages.extend(planning_pages.iter().cloned());
+    log.pages.extend(planning_pages.iter().cloned());
     finish_planned(
         planned,
         &cache,
@@ -413,6 +458,82 @@ async fn run_on(
         replan,
         started,
     )
+}
+
+/// Why planning gave no plan.
+enum Unplanned {
+    /// A step failed while planning ran it.
+    Step(Box<StepFailure>),
+    /// Planning could not go on, for this reason.
+    Failed {
+        message: String,
+        class: FailureClass,
+    },
+}
+
+/// Plans a scenario from its start page: explicit steps offline, a task alone with the
+/// configured model. Model calls are added to `calls`.
+async fn plan_anew(
+    scenario: &Scenario,
+    executor: &Executor<'_>,
+    settings: &Settings,
+    pool: &SessionPool,
+    calls: &mut Vec<ledger::LlmCall>,
+) -> Result<PlannedRun, Unplanned> {
+    if !scenario.steps.is_empty() {
+        return OfflinePlanner
+            .plan(scenario, executor)
+            .await
+            .map_err(Unplanned::Step);
+    }
+    let setup = |message: String| Unplanned::Failed {
+        message,
+        class: FailureClass::Setup,
+    };
+    let Some(llm) = &settings.llm else {
+        return Err(setup(format!(
+            "scenario {:?} ({}) has only a task, and no model is configured to plan it: add \
+             [llm] to windup.toml (see docs/llm.md), or give the scenario explicit `steps:`",
+            scenario.id,
+            scenario.path.display()
+        )));
+    };
+    let client = crate::llm::client(llm, &|name| std::env::var(name).ok())
+        .map_err(|err| setup(format!("scenario {:?}: {err}", scenario.id)))?;
+    let prices = ledger::PriceTable::for_project(&settings.root)
+        .map_err(|err| setup(format!("scenario {:?}: {err}", scenario.id)))?;
+    let account_keys: Vec<String> = scenario
+        .account
+        .as_ref()
+        .and_then(|name| settings.accounts.get(name))
+        .map(|keys| keys.keys().cloned().collect())
+        .unwrap_or_default();
+    let planner = ModelPlanner {
+        client: client.as_ref(),
+        limits: &llm.limits,
+        prices: &prices,
+        run_spend: pool.spend(),
+        account_keys,
+        redactor: Redactor::new(AccountValues::for_scenario(settings, scenario).secrets()),
+    };
+    let planned = planner.plan(scenario, executor).await;
+    calls.extend(planned.calls);
+    planned.planned.map_err(|failure| match failure {
+        ModelPlanFailure::Step(step) => Unplanned::Step(step),
+        ModelPlanFailure::Budget(message) => Unplanned::Failed {
+            message,
+            class: FailureClass::Budget,
+        },
+        ModelPlanFailure::Provider(err) => setup(format!(
+            "scenario {:?} ({}): {err}",
+            scenario.id,
+            scenario.path.display()
+        )),
+        ModelPlanFailure::NoWorkingPlan(message) => Unplanned::Failed {
+            message,
+            class: FailureClass::Step,
+        },
+    })
 }
 
 /// Replays a plan, then checks the scenario's own expectations, whatever the plan was.
@@ -465,7 +586,7 @@ fn millis(since: Instant) -> u64 {
 /// Saves a verified plan to the cache and records it for review; or reports why planning failed.
 #[allow(clippy::too_many_arguments)]
 fn finish_planned(
-    planned: Result<PlannedRun, Box<StepFailure>>,
+    planned: Result<PlannedRun, Unplanned>,
     cache: &PlanCache,
     key: CacheKey,
     settings: &Settings,
@@ -476,7 +597,10 @@ fn finish_planned(
 ) -> (Outcome, Option<Replan>, bool) {
     let run = match planned {
         Ok(run) => run,
-        Err(failure) => {
+        Err(Unplanned::Failed { message, class }) => {
+            return (Outcome::Failed { message, class }, replan, false);
+        }
+        Err(Unplanned::Step(failure)) => {
             let gone = matches!(
                 failure.cause,
                 FailureCause::Browser(BrowserError::Lost { .. })
@@ -570,7 +694,7 @@ fn record(
     result: &ScenarioResult,
     started_at: &str,
     replan: Option<Replan>,
-    pages: Vec<PageVisit>,
+    log: RunLog,
 ) {
     let (outcome, failure_class, cache) = match &result.outcome {
         Outcome::Passed { cache, .. } => (ledger::Outcome::Passed, None, *cache),
@@ -579,6 +703,7 @@ fn record(
                 FailureClass::Step => "step",
                 FailureClass::ReadOnly => "read_only",
                 FailureClass::Setup => "setup",
+                FailureClass::Budget => "budget",
             };
             let cache = if replan.is_some() {
                 CacheOutcome::Replanned
@@ -597,8 +722,8 @@ fn record(
         failure_class,
         cache,
         replan,
-        llm_calls: Vec::new(),
-        pages,
+        llm_calls: log.llm_calls,
+        pages: log.pages,
     };
     if let Err(err) = Ledger::new(&settings.root).append(&entry) {
         eprintln!("windup: the run ledger was not written: {err}");

@@ -22,6 +22,8 @@ fn record(child: usize, seq: usize, run_id: String) -> RunRecord {
             input_tokens: (child * 1_000_000 + seq * 1_000 + i) as u64,
             output_tokens: i as u64,
             latency_ms: seq as u64,
+            retry: None,
+            failure: None,
         })
         .collect();
     RunRecord {

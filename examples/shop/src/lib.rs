@@ -82,6 +82,7 @@ pub fn router(opts: ShopOptions) -> Router {
     Router::new()
         .route("/", get(pages::home))
         .route("/products", get(pages::products))
+        .route("/help", get(pages::help))
         .route("/products/{slug}", get(pages::product))
         .route("/search", get(pages::search))
         .route("/cart", get(cart::show))

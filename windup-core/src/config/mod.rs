@@ -15,6 +15,7 @@
 //! window = [1280, 900]
 //! [llm]
 //! provider = "openai"
+//! max_usd_per_run = 5.0                # budgets; see LlmLimits for each default
 //! [accounts.demo]                       # key -> the NAME of an env var holding the value
 //! email = "DEMO_EMAIL"
 //! ```
@@ -105,6 +106,60 @@ pub struct LlmSettings {
     pub base_url: Option<String>,
     /// The NAME of the env var holding the API key.
     pub api_key_env: Option<String>,
+    /// Budgets, deadlines and retry bounds.
+    pub limits: LlmLimits,
+}
+
+impl LlmSettings {
+    /// A provider with no model, base URL or key variable named, and the default limits.
+    pub fn new(provider: &str) -> Self {
+        Self {
+            provider: provider.to_owned(),
+            model: None,
+            base_url: None,
+            api_key_env: None,
+            limits: LlmLimits::default(),
+        }
+    }
+}
+
+/// What model calls may cost and how long they may take. Going over a budget fails the
+/// scenario before the call that would go over is made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmLimits {
+    /// Model calls one scenario may make, semantic retries included (`max_calls_per_scenario`).
+    pub max_calls_per_scenario: u32,
+    /// Model calls one run (a `cargo windup run`, a test binary) may make (`max_calls_per_run`).
+    pub max_calls_per_run: u32,
+    /// USD one scenario's calls may cost, at the price table's rates (`max_usd_per_scenario`).
+    pub max_usd_per_scenario: f64,
+    /// USD one run's calls may cost (`max_usd_per_run`).
+    pub max_usd_per_run: f64,
+    /// The deadline of one HTTP call (`timeout_ms`).
+    pub timeout: Duration,
+    /// Retries of a call that failed in transit: 429, 5xx, a timeout, a dropped connection
+    /// (`retries`).
+    pub retries: u32,
+    /// New calls after an answer that was not a working plan, with its problems fed back
+    /// (`semantic_retries`).
+    pub semantic_retries: u32,
+    /// The most output tokens one answer may use (`max_output_tokens`).
+    pub max_output_tokens: u32,
+}
+
+impl Default for LlmLimits {
+    fn default() -> Self {
+        Self {
+            max_calls_per_scenario: 3,
+            max_calls_per_run: 50,
+            max_usd_per_scenario: 0.50,
+            max_usd_per_run: 5.00,
+            timeout: Duration::from_secs(60),
+            retries: 3,
+            semantic_retries: 2,
+            max_output_tokens: 4096,
+        }
+    }
 }
 
 /// Whether a run may write plans (`WINDUP_UPDATE`), like `INSTA_UPDATE`.
@@ -248,6 +303,14 @@ struct RawLlm {
     model: Option<Spanned<String>>,
     base_url: Option<Spanned<String>>,
     api_key_env: Option<Spanned<String>>,
+    max_calls_per_scenario: Option<Spanned<i64>>,
+    max_calls_per_run: Option<Spanned<i64>>,
+    max_usd_per_scenario: Option<Spanned<f64>>,
+    max_usd_per_run: Option<Spanned<f64>>,
+    timeout_ms: Option<Spanned<i64>>,
+    retries: Option<Spanned<i64>>,
+    semantic_retries: Option<Spanned<i64>>,
+    max_output_tokens: Option<Spanned<i64>>,
 }
 
 /// `windup.toml`, for locating errors.
@@ -541,11 +604,85 @@ impl File<'_> {
                 "add the server's URL, e.g. `base_url = \"http://localhost:11434/v1\"`",
             ));
         }
+        let defaults = LlmLimits::default();
+        let count = |value: Option<Spanned<i64>>, name: &str, range: Range<i64>, default: u32| {
+            match value {
+                None => Ok(default),
+                Some(value) if range.contains(value.get_ref()) => {
+                    Ok(u32::try_from(*value.get_ref()).unwrap_or(default))
+                }
+                Some(value) => Err(self.error(
+                    value.span(),
+                    format!(
+                        "`{name}` must be from {} to {}, found {}",
+                        range.start,
+                        range.end - 1,
+                        value.get_ref()
+                    ),
+                    format!("e.g. `{name} = {default}`"),
+                )),
+            }
+        };
+        let usd = |value: Option<Spanned<f64>>, name: &str, default: f64| match value {
+            None => Ok(default),
+            Some(value) if value.get_ref().is_finite() && *value.get_ref() >= 0.0 => {
+                Ok(*value.get_ref())
+            }
+            Some(value) => Err(self.error(
+                value.span(),
+                format!("`{name}` must be a number of US dollars, 0 or more"),
+                format!("e.g. `{name} = {default:.2}`; 0 forbids model calls"),
+            )),
+        };
+        let limits = LlmLimits {
+            max_calls_per_scenario: count(
+                raw.max_calls_per_scenario,
+                "max_calls_per_scenario",
+                0..101,
+                defaults.max_calls_per_scenario,
+            )?,
+            max_calls_per_run: count(
+                raw.max_calls_per_run,
+                "max_calls_per_run",
+                0..100_001,
+                defaults.max_calls_per_run,
+            )?,
+            max_usd_per_scenario: usd(
+                raw.max_usd_per_scenario,
+                "max_usd_per_scenario",
+                defaults.max_usd_per_scenario,
+            )?,
+            max_usd_per_run: usd(
+                raw.max_usd_per_run,
+                "max_usd_per_run",
+                defaults.max_usd_per_run,
+            )?,
+            timeout: Duration::from_millis(u64::from(count(
+                raw.timeout_ms,
+                "timeout_ms",
+                1..600_001,
+                60_000,
+            )?)),
+            retries: count(raw.retries, "retries", 0..11, defaults.retries)?,
+            semantic_retries: count(
+                raw.semantic_retries,
+                "semantic_retries",
+                0..6,
+                defaults.semantic_retries,
+            )?,
+            max_output_tokens: count(
+                raw.max_output_tokens,
+                "max_output_tokens",
+                256..65_537,
+                defaults.max_output_tokens,
+            )?,
+        };
         Ok(LlmSettings {
             provider: provider.to_owned(),
             model,
             base_url,
             api_key_env,
+            limits,
         })
     }
 
@@ -673,14 +810,7 @@ fn apply_env(
         })?;
         match &mut settings.llm {
             Some(llm) => llm.provider = provider.to_owned(),
-            None => {
-                settings.llm = Some(LlmSettings {
-                    provider: provider.to_owned(),
-                    model: None,
-                    base_url: None,
-                    api_key_env: None,
-                });
-            }
+            None => settings.llm = Some(LlmSettings::new(provider)),
         }
         if provider == "openai-compatible"
             && settings

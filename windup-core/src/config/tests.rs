@@ -126,6 +126,7 @@ fn a_full_file() {
             model: Some("gpt-4.1-mini".to_owned()),
             base_url: Some("http://localhost:11434/v1".to_owned()),
             api_key_env: Some("OPENAI_API_KEY".to_owned()),
+            limits: LlmLimits::default(),
         })
     );
     let demo = &settings.accounts["demo"];
@@ -203,15 +204,7 @@ fn each_env_override() {
         .unwrap()
         .llm
         .unwrap();
-    assert_eq!(
-        llm,
-        LlmSettings {
-            provider: "gemini".to_owned(),
-            model: None,
-            base_url: None,
-            api_key_env: None,
-        }
-    );
+    assert_eq!(llm, LlmSettings::new("gemini"));
     for (value, mode) in [
         ("auto", UpdateMode::Auto),
         ("new", UpdateMode::New),

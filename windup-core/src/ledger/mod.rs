@@ -137,6 +137,24 @@ pub struct LlmCall {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub latency_ms: u64,
+    /// When the call repeated an earlier one: after a failure in transit, or after an answer
+    /// that was not a working plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<RetryKind>,
+    /// Why the call gave no usable plan, as a class (`rate_limited`, `server_error`,
+    /// `timeout`, `connection`, `bad_response`, `invalid_plan`, `plan_failed`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+/// Which of the two bounded retry levels a call belonged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryKind {
+    /// The same request again, after a 429, a 5xx, a timeout or a dropped connection.
+    Transient,
+    /// A new request carrying the problems of the previous answer.
+    Semantic,
 }
 
 impl RunRecord {
@@ -174,6 +192,9 @@ impl RunRecord {
             check_class("purpose", &call.purpose)?;
             check_name("provider", &call.provider)?;
             check_name("model", &call.model)?;
+            if let Some(failure) = &call.failure {
+                check_class("failure", failure)?;
+            }
         }
         Ok(())
     }

@@ -12,6 +12,8 @@ fn call(provider: &str, model: &str, input_tokens: u64, output_tokens: u64) -> L
         input_tokens,
         output_tokens,
         latency_ms: 900,
+        retry: None,
+        failure: None,
     }
 }
 

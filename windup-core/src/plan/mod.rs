@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod answer;
 mod error;
 mod rules;
 mod sanitize;
@@ -14,6 +15,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+pub use answer::{Envelope, answer_schema, plan_from_answer};
 pub use error::{ActionRef, PlanError, Problem, Rule};
 pub use rules::{Rules, key_names, validate};
 pub use sanitize::sanitize;

@@ -226,7 +226,7 @@ impl OfflinePlanner {
     /// After the last step has run: the scenario's own expectations, resolved on the page it led
     /// to, join the last action's postconditions and are verified there. An action list that would
     /// end with no postcondition at all gets the URL it ended on.
-    async fn finish(
+    pub(crate) async fn finish(
         &self,
         scenario: &Scenario,
         last: &mut Action,

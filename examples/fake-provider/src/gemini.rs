@@ -1,0 +1,147 @@
+//! Gemini generateContent with a JSON response schema:
+//! `POST /v1beta/models/{model}:generateContent`.
+//!
+//! The REST API reads protobuf JSON, which accepts a field in lowerCamelCase or in its original
+//! snake_case (the official curl samples send `system_instruction`), so both spellings count.
+
+use axum::http::{HeaderMap, StatusCode};
+use serde_json::{Value, json};
+
+use crate::check::{self, Fields};
+use crate::render::{Answer, Exchange};
+
+/// Every way the request differs from a well-formed JSON-schema generateContent request.
+pub(crate) fn check(
+    model: &str,
+    verb: &str,
+    headers: &HeaderMap,
+    body: Option<&Fields>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    if model.is_empty() || verb != "generateContent" {
+        problems.push(format!(
+            "the path must be /v1beta/models/{{model}}:generateContent, got model {model:?} and method {verb:?}"
+        ));
+    }
+    if check::header(headers, "x-goog-api-key").is_none() {
+        problems.push("the x-goog-api-key header must carry the API key".to_owned());
+    }
+    let Some(body) = body else {
+        return problems;
+    };
+
+    let contents = check::non_empty_array(body, "contents", "contents", &mut problems);
+    for (i, content) in contents.into_iter().flatten().enumerate() {
+        let path = format!("contents[{i}]");
+        let Some(content) = check::object(Some(content), &path, &mut problems) else {
+            continue;
+        };
+        match content.get("role").and_then(Value::as_str) {
+            Some("user" | "model") => {}
+            _ => problems.push(format!(
+                "{path}.role must be \"user\" or \"model\", got {}",
+                quoted(content.get("role"))
+            )),
+        }
+        check_parts(content, &path, &mut problems);
+    }
+    if let Some(system) = field(body, "systemInstruction", "system_instruction") {
+        if let Some(system) = check::object(Some(system), "systemInstruction", &mut problems) {
+            check_parts(system, "systemInstruction", &mut problems);
+        }
+    }
+
+    let config = field(body, "generationConfig", "generation_config");
+    let Some(config) = check::object(config, "generationConfig", &mut problems) else {
+        return problems;
+    };
+    let mime = field(config, "responseMimeType", "response_mime_type");
+    if mime.and_then(Value::as_str) != Some("application/json") {
+        problems.push(format!(
+            "generationConfig.responseMimeType must be \"application/json\", got {}",
+            quoted(mime)
+        ));
+    }
+    let json_schema = field(config, "responseJsonSchema", "response_json_schema");
+    let schema = field(config, "responseSchema", "response_schema");
+    match (
+        json_schema.is_some_and(Value::is_object),
+        schema.is_some_and(Value::is_object),
+    ) {
+        (true, false) | (false, true) => {}
+        (true, true) => problems.push(
+            "generationConfig must set only one of responseJsonSchema and responseSchema, got both"
+                .to_owned(),
+        ),
+        (false, false) => problems.push(format!(
+            "generationConfig.responseJsonSchema (or responseSchema) must be an object, got {}",
+            check::got(json_schema.or(schema))
+        )),
+    }
+    problems
+}
+
+/// `fields[camel]`, or `fields[snake]` when only that spelling is present.
+fn field<'a>(fields: &'a Fields, camel: &str, snake: &str) -> Option<&'a Value> {
+    fields.get(camel).or_else(|| fields.get(snake))
+}
+
+/// Checks `parts`: a non-empty array of `{ "text": string }`.
+fn check_parts(content: &Fields, path: &str, problems: &mut Vec<String>) {
+    let parts = check::non_empty_array(content, "parts", &format!("{path}.parts"), problems);
+    for (j, part) in parts.into_iter().flatten().enumerate() {
+        if !part.get("text").is_some_and(Value::is_string) {
+            problems.push(format!(
+                "{path}.parts[{j}].text must be a string, got {}",
+                check::got(part.get("text"))
+            ));
+        }
+    }
+}
+
+fn quoted(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => format!("{s:?}"),
+        other => check::got(other).to_owned(),
+    }
+}
+
+/// A generateContent response with one candidate whose only part is the answer.
+pub(crate) fn answer(exchange: &Exchange, answer: &Answer<'_>) -> Value {
+    let text = answer.text();
+    let output_tokens = crate::render::tokens(text.len());
+    json!({
+        "candidates": [{
+            "content": { "role": "model", "parts": [{ "text": text }] },
+            "finishReason": "STOP",
+            "index": 0
+        }],
+        "usageMetadata": {
+            "promptTokenCount": exchange.input_tokens,
+            "candidatesTokenCount": output_tokens,
+            "totalTokenCount": exchange.input_tokens + output_tokens
+        },
+        "modelVersion": exchange.model,
+        "responseId": format!("fake-{}", exchange.seq)
+    })
+}
+
+/// Google's error body: the HTTP code, the message and the canonical status name.
+pub(crate) fn error(status: StatusCode, message: &str) -> Value {
+    let name = match status.as_u16() {
+        400 => "INVALID_ARGUMENT",
+        401 => "UNAUTHENTICATED",
+        403 => "PERMISSION_DENIED",
+        404 => "NOT_FOUND",
+        409 => "ABORTED",
+        429 => "RESOURCE_EXHAUSTED",
+        499 => "CANCELLED",
+        501 => "UNIMPLEMENTED",
+        503 => "UNAVAILABLE",
+        504 => "DEADLINE_EXCEEDED",
+        code if (400..500).contains(&code) => "FAILED_PRECONDITION",
+        code if (500..600).contains(&code) => "INTERNAL",
+        _ => "UNKNOWN",
+    };
+    json!({ "error": { "code": status.as_u16(), "message": message, "status": name } })
+}

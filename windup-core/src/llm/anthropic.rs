@@ -1,0 +1,138 @@
+//! Anthropic Messages with a forced tool whose input schema is the answer's schema.
+
+use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+
+use super::http::{Transport, truncate};
+use super::openai::number;
+use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
+
+pub(super) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
+/// The API version this client speaks (`anthropic-version`).
+const API_VERSION: &str = "2023-06-01";
+
+pub(super) struct Anthropic {
+    pub(super) transport: Transport,
+    pub(super) base_url: String,
+    pub(super) model: String,
+    pub(super) key: Secret,
+}
+
+impl LlmClient for Anthropic {
+    fn provider(&self) -> &str {
+        "anthropic"
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn complete<'a>(&'a self, request: &'a Request<'a>) -> BoxFuture<'a, Called> {
+        Box::pin(async move {
+            let url = format!("{}/messages", self.base_url.trim_end_matches('/'));
+            let mut headers = HeaderMap::new();
+            match HeaderValue::from_str(self.key.expose()) {
+                Ok(mut value) => {
+                    value.set_sensitive(true);
+                    headers.insert(HeaderName::from_static("x-api-key"), value);
+                }
+                Err(_) => {
+                    return Called {
+                        result: Err(LlmError::Config {
+                            provider: "anthropic".to_owned(),
+                            message: "the API key holds characters a header cannot carry"
+                                .to_owned(),
+                        }),
+                        attempts: Vec::new(),
+                    };
+                }
+            }
+            headers.insert(
+                HeaderName::from_static("anthropic-version"),
+                HeaderValue::from_static(API_VERSION),
+            );
+            let body = body(request, &self.model);
+            let tool = request.schema_name;
+            self.transport
+                .post(&url, headers, &body, |bytes| read(bytes, tool))
+                .await
+        })
+    }
+}
+
+pub(super) fn body(request: &Request<'_>, model: &str) -> Value {
+    let messages: Vec<Value> = request
+        .prompt
+        .messages
+        .iter()
+        .map(|message| {
+            let role = match message.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            json!({ "role": role, "content": message.text })
+        })
+        .collect();
+    json!({
+        "model": model,
+        "max_tokens": request.max_output_tokens,
+        "system": request.prompt.system,
+        "messages": messages,
+        "tools": [{
+            "name": request.schema_name,
+            "description": "Submit the answer. Call this tool exactly once with the whole answer as its input.",
+            "input_schema": request.schema,
+        }],
+        "tool_choice": { "type": "tool", "name": request.schema_name },
+    })
+}
+
+/// Reads the forced tool's input as the answer; without a tool call, the text blocks (which
+/// the planner will find are not a plan).
+pub(super) fn read(bytes: &[u8], tool: &str) -> Result<Completion, LlmError> {
+    let bad = |problem: String| LlmError::BadResponse {
+        provider: "anthropic".to_owned(),
+        problem,
+    };
+    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
+        bad(format!(
+            "not JSON ({err}): {}",
+            truncate(&String::from_utf8_lossy(bytes), 200)
+        ))
+    })?;
+    let blocks = value
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no `content` list".to_owned()))?;
+    let stop = value
+        .get("stop_reason")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if stop == "refusal" {
+        return Err(LlmError::Refused {
+            provider: "anthropic".to_owned(),
+            message: "the model declined to answer (stop_reason refusal)".to_owned(),
+        });
+    }
+    let called = blocks.iter().find(|block| {
+        block.get("type").and_then(Value::as_str) == Some("tool_use")
+            && block.get("name").and_then(Value::as_str) == Some(tool)
+    });
+    let text = match called.and_then(|block| block.get("input")) {
+        Some(input) => input.to_string(),
+        None => blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .collect(),
+    };
+    Ok(Completion {
+        text,
+        usage: Usage {
+            input_tokens: number(&value, "/usage/input_tokens"),
+            output_tokens: number(&value, "/usage/output_tokens"),
+        },
+        truncated: stop == "max_tokens",
+    })
+}

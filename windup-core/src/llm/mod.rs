@@ -1,0 +1,288 @@
+//! Language models behind one trait. Each provider speaks its documented HTTP API through
+//! reqwest and answers in the shape a schema asks for: OpenAI (and any server speaking its chat
+//! completions API) with a strict JSON-schema response format, Gemini with a response JSON
+//! schema, Anthropic with a forced tool whose input schema is the schema.
+//!
+//! A call that fails in transit (429, 5xx, a timeout, a dropped or cut-off connection) is
+//! retried here with exponential backoff that honours `Retry-After`, a bounded number of times;
+//! every attempt is reported, so the ledger holds each one. Whether an answer is a working plan
+//! is the planner's business, not this module's.
+
+mod anthropic;
+mod gemini;
+mod http;
+mod openai;
+
+use std::fmt;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::config::LlmSettings;
+
+pub use http::RetryPolicy;
+
+/// A conversation for a model: instructions, then turns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    /// How to behave and what to answer (the system prompt).
+    pub system: String,
+    /// The turns, starting with the user's.
+    pub messages: Vec<Message>,
+}
+
+/// One turn of a [`Prompt`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// What to ask a model for: an answer to `prompt` that is JSON matching `schema`.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub prompt: &'a Prompt,
+    /// A short name for the schema (`windup_plan`), where the API wants one.
+    pub schema_name: &'a str,
+    pub schema: &'a Value,
+    pub max_output_tokens: u32,
+}
+
+/// Tokens as the provider counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// A model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The structured answer as text: the message content, or the forced tool's input.
+    pub text: String,
+    pub usage: Usage,
+    /// The answer stopped at the output-token limit, so `text` is likely cut short.
+    pub truncated: bool,
+}
+
+/// One HTTP attempt of a call, as the ledger records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    pub usage: Usage,
+    pub latency: Duration,
+    /// Whether this attempt repeated an earlier one that failed in transit.
+    pub retried: bool,
+    /// A class name when the attempt failed (`rate_limited`, `server_error`, `timeout`, …).
+    pub failure: Option<&'static str>,
+}
+
+/// The outcome of a call with every attempt it took.
+#[derive(Debug)]
+pub struct Called {
+    pub result: Result<Completion, LlmError>,
+    pub attempts: Vec<Attempt>,
+}
+
+/// A model provider.
+pub trait LlmClient: Send + Sync {
+    /// The provider's name as the ledger and the price table spell it (`openai`, `gemini`,
+    /// `anthropic`, `openai-compatible`).
+    fn provider(&self) -> &str;
+    /// The model this client asks.
+    fn model(&self) -> &str;
+    /// Asks the model once, retrying failures in transit within the client's policy.
+    fn complete<'a>(&'a self, request: &'a Request<'a>) -> BoxFuture<'a, Called>;
+}
+
+/// Why a call gave no answer. Messages name the provider, what happened and what to do; they
+/// never carry a key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    #[error("{provider}: the API key is missing: set the environment variable {variable}")]
+    MissingKey { provider: String, variable: String },
+    #[error(
+        "{provider}: no model is configured: set `model` under [llm] in windup.toml, or WINDUP_MODEL"
+    )]
+    MissingModel { provider: String },
+    #[error("{provider}: {message}")]
+    Config { provider: String, message: String },
+    #[error("{provider} answered HTTP {status}{after}: {message}; {hint}", after = attempts_note(*attempts))]
+    Status {
+        provider: String,
+        status: u16,
+        message: String,
+        hint: String,
+        attempts: u32,
+    },
+    #[error("{provider} did not answer within {timeout:?}{after}; raise `timeout_ms` under [llm], or check that {url} is reachable", after = attempts_note(*attempts))]
+    Timeout {
+        provider: String,
+        url: String,
+        timeout: Duration,
+        attempts: u32,
+    },
+    #[error("{provider}: the connection to {url} failed{after}: {message}; check `base_url` and that the server runs", after = attempts_note(*attempts))]
+    Connection {
+        provider: String,
+        url: String,
+        message: String,
+        attempts: u32,
+    },
+    #[error(
+        "{provider} sent a response Windup cannot read: {problem}; if this repeats, report it with the provider's status page in mind"
+    )]
+    BadResponse { provider: String, problem: String },
+    #[error("{provider} refused to answer: {message}")]
+    Refused { provider: String, message: String },
+}
+
+impl LlmError {
+    /// The class the ledger records for a call that ended with this error.
+    pub fn class(&self) -> &'static str {
+        match self {
+            LlmError::MissingKey { .. }
+            | LlmError::MissingModel { .. }
+            | LlmError::Config { .. } => "config",
+            LlmError::Status { status: 429, .. } => "rate_limited",
+            LlmError::Status { status, .. } if *status >= 500 => "server_error",
+            LlmError::Status { .. } => "rejected",
+            LlmError::Timeout { .. } => "timeout",
+            LlmError::Connection { .. } => "connection",
+            LlmError::BadResponse { .. } => "bad_response",
+            LlmError::Refused { .. } => "refused",
+        }
+    }
+}
+
+fn attempts_note(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" (after {attempts} attempts)")
+    } else {
+        String::new()
+    }
+}
+
+/// The provider's default model when `[llm]` names none (each is in the built-in price table).
+pub fn default_model(provider: &str) -> Option<&'static str> {
+    match provider {
+        "openai" => Some("gpt-5-mini"),
+        "gemini" => Some("gemini-2.5-flash"),
+        "anthropic" => Some("claude-haiku-4-5"),
+        _ => None,
+    }
+}
+
+/// The environment variable the provider's key is read from when `api_key_env` names none.
+pub fn default_key_env(provider: &str) -> Option<&'static str> {
+    match provider {
+        "openai" => Some("OPENAI_API_KEY"),
+        "gemini" => Some("GEMINI_API_KEY"),
+        "anthropic" => Some("ANTHROPIC_API_KEY"),
+        _ => None,
+    }
+}
+
+/// The client `[llm]` describes, with its key read through `env` (the process environment in
+/// real runs). The key is held by the client and sent only in the provider's auth header.
+pub fn client(
+    settings: &LlmSettings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Box<dyn LlmClient>, LlmError> {
+    let provider = settings.provider.as_str();
+    let model = match settings
+        .model
+        .clone()
+        .or(default_model(provider).map(str::to_owned))
+    {
+        Some(model) => model,
+        None => {
+            return Err(LlmError::MissingModel {
+                provider: provider.to_owned(),
+            });
+        }
+    };
+    let key_env = settings
+        .api_key_env
+        .clone()
+        .or(default_key_env(provider).map(str::to_owned));
+    let key = match &key_env {
+        Some(variable) => match env(variable).filter(|key| !key.trim().is_empty()) {
+            Some(key) => Some(Secret(key.trim().to_owned())),
+            None => {
+                return Err(LlmError::MissingKey {
+                    provider: provider.to_owned(),
+                    variable: variable.clone(),
+                });
+            }
+        },
+        // A local OpenAI-compatible server usually wants no key.
+        None => None,
+    };
+    let transport = http::Transport::new(
+        provider,
+        RetryPolicy {
+            retries: settings.limits.retries,
+            ..RetryPolicy::default()
+        },
+        settings.limits.timeout,
+    )?;
+    let base = |default: &str| {
+        settings
+            .base_url
+            .clone()
+            .unwrap_or_else(|| default.to_owned())
+    };
+    Ok(match provider {
+        "openai" | "openai-compatible" => Box::new(openai::OpenAi {
+            transport,
+            base_url: base(openai::DEFAULT_BASE_URL),
+            model,
+            key,
+            compatible: provider == "openai-compatible",
+        }),
+        "gemini" => Box::new(gemini::Gemini {
+            transport,
+            base_url: base(gemini::DEFAULT_BASE_URL),
+            model,
+            key: key.unwrap_or_default(),
+        }),
+        "anthropic" => Box::new(anthropic::Anthropic {
+            transport,
+            base_url: base(anthropic::DEFAULT_BASE_URL),
+            model,
+            key: key.unwrap_or_default(),
+        }),
+        other => {
+            return Err(LlmError::Config {
+                provider: other.to_owned(),
+                message: "unknown provider".to_owned(),
+            });
+        }
+    })
+}
+
+/// An API key: sent in a header, never printed.
+#[derive(Clone, Default)]
+pub(crate) struct Secret(String);
+
+impl Secret {
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+#[cfg(test)]
+mod tests;

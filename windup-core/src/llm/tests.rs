@@ -1,0 +1,141 @@
+use serde_json::json;
+
+use super::*;
+
+fn prompt() -> Prompt {
+    Prompt {
+        system: "Answer with a plan.".to_owned(),
+        messages: vec![
+            Message {
+                role: Role::User,
+                text: "Buy a mug.".to_owned(),
+            },
+            Message {
+                role: Role::Assistant,
+                text: "{\"actions\": []}".to_owned(),
+            },
+            Message {
+                role: Role::User,
+                text: "The plan has no actions.".to_owned(),
+            },
+        ],
+    }
+}
+
+fn request<'a>(prompt: &'a Prompt, schema: &'a Value) -> Request<'a> {
+    Request {
+        prompt,
+        schema_name: "windup_plan",
+        schema,
+        max_output_tokens: 1000,
+    }
+}
+
+#[test]
+fn each_provider_asks_for_the_schema_its_own_way() {
+    let prompt = prompt();
+    let schema = json!({ "type": "object", "properties": {}, "required": [], "additionalProperties": false });
+    let request = request(&prompt, &schema);
+    insta::assert_json_snapshot!("openai_body", openai::body(&request, "gpt-5-mini", false));
+    let compatible = openai::body(&request, "llama3.1", true);
+    assert_eq!(compatible["messages"][0]["role"], "system");
+    assert_eq!(compatible["max_tokens"], 1000);
+    assert!(compatible.get("max_completion_tokens").is_none());
+    insta::assert_json_snapshot!("gemini_body", gemini::body(&request));
+    insta::assert_json_snapshot!(
+        "anthropic_body",
+        anthropic::body(&request, "claude-haiku-4-5")
+    );
+}
+
+#[test]
+fn answers_and_usage_are_read_from_each_format() {
+    let openai = json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-5-mini",
+        "choices": [{ "index": 0, "message": { "role": "assistant", "content": "{\"actions\":[]}", "refusal": null }, "finish_reason": "stop" }],
+        "usage": { "prompt_tokens": 812, "completion_tokens": 95, "total_tokens": 907 }
+    });
+    let read = openai::read("openai", openai.to_string().as_bytes()).unwrap();
+    assert_eq!(read.text, "{\"actions\":[]}");
+    assert_eq!(
+        read.usage,
+        Usage {
+            input_tokens: 812,
+            output_tokens: 95
+        }
+    );
+    assert!(!read.truncated);
+
+    let gemini = json!({
+        "candidates": [{ "content": { "role": "model", "parts": [{ "text": "{\"actions\":" }, { "text": "[]}" }] }, "finishReason": "MAX_TOKENS", "index": 0 }],
+        "usageMetadata": { "promptTokenCount": 700, "candidatesTokenCount": 50, "thoughtsTokenCount": 20, "totalTokenCount": 770 }
+    });
+    let read = gemini::read(gemini.to_string().as_bytes()).unwrap();
+    assert_eq!(read.text, "{\"actions\":[]}");
+    assert_eq!(read.usage.output_tokens, 70, "thinking is billed as output");
+    assert!(read.truncated);
+
+    let anthropic = json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+        "content": [{ "type": "text", "text": "Here it is." }, { "type": "tool_use", "id": "toolu_1", "name": "windup_plan", "input": { "actions": [] } }],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": { "input_tokens": 900, "output_tokens": 40 }
+    });
+    let read = anthropic::read(anthropic.to_string().as_bytes(), "windup_plan").unwrap();
+    assert_eq!(read.text, "{\"actions\":[]}");
+    assert_eq!(read.usage.input_tokens, 900);
+}
+
+#[test]
+fn refusals_and_unreadable_answers_are_errors_that_name_the_provider() {
+    let refused = json!({ "choices": [{ "message": { "content": null, "refusal": "I can't help with that." }, "finish_reason": "stop" }] });
+    let err = openai::read("openai", refused.to_string().as_bytes()).unwrap_err();
+    assert_eq!(err.class(), "refused");
+    assert_eq!(
+        err.to_string(),
+        "openai refused to answer: I can't help with that."
+    );
+
+    let blocked = json!({ "promptFeedback": { "blockReason": "SAFETY" } });
+    let err = gemini::read(blocked.to_string().as_bytes()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "gemini refused to answer: the prompt was blocked (SAFETY)"
+    );
+
+    let err = anthropic::read(b"{\"content\": [", "windup_plan").unwrap_err();
+    assert_eq!(err.class(), "bad_response");
+    assert!(
+        err.to_string()
+            .starts_with("anthropic sent a response Windup cannot read: not JSON"),
+        "{err}"
+    );
+}
+
+#[test]
+fn clients_need_a_key_and_a_model_and_never_show_the_key() {
+    let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-test-123".to_owned());
+    let openai = client(&LlmSettings::new("openai"), &env).unwrap();
+    assert_eq!(
+        (openai.provider(), openai.model()),
+        ("openai", "gpt-5-mini")
+    );
+
+    let err = client(&LlmSettings::new("anthropic"), &env).err().unwrap();
+    assert_eq!(
+        err.to_string(),
+        "anthropic: the API key is missing: set the environment variable ANTHROPIC_API_KEY"
+    );
+    let mut local = LlmSettings::new("openai-compatible");
+    local.base_url = Some("http://127.0.0.1:11434/v1".to_owned());
+    let err = client(&local, &env).err().unwrap();
+    assert!(matches!(err, LlmError::MissingModel { .. }), "{err}");
+    local.model = Some("llama3.1".to_owned());
+    let local = client(&local, &|_: &str| None).expect("a local server needs no key");
+    assert_eq!(local.provider(), "openai-compatible");
+
+    assert_eq!(
+        format!("{:?}", Secret("sk-test-123".to_owned())),
+        "Secret(<redacted>)"
+    );
+}

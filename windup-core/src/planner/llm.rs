@@ -1,0 +1,481 @@
+//! The model planner: a scenario with only a task is planned by a language model, once.
+//!
+//! One call per plan: the prompt carries the task and the start page; the answer is sanitized,
+//! judged by the plan schema (the authority) and the semantic rules, its first selectors are
+//! checked against the live page, and then it runs, verified, like any plan — the scenario's own
+//! `expect` items included. An answer that fails any of that is a semantic retry: the problems
+//! (and the page the plan failed on) go back to the model, a bounded number of times. Every
+//! call is counted against the scenario's and the run's budgets before it is made, and recorded
+//! for the ledger, attempt by attempt.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::config::LlmLimits;
+use crate::executor::{ActionRecord, Execution, Executor, StepFailure};
+use crate::ledger::{LlmCall, PriceTable, RetryKind};
+use crate::llm::{Called, LlmClient, LlmError, Message, Prompt, Request, Role};
+use crate::plan::{self, ActionKind, Envelope, GeneratedBy, Plan, Rules};
+use crate::scenario::Scenario;
+
+use super::offline::{OfflinePlanner, PlannedRun};
+use super::prompt::{self, PlanInput, Redactor, SCHEMA_NAME};
+
+/// What a run's model calls have spent so far, shared by all its scenarios.
+#[derive(Debug, Default)]
+pub struct RunSpend {
+    spent: Mutex<Spent>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Spent {
+    calls: u32,
+    usd: f64,
+}
+
+impl RunSpend {
+    /// Calls made and USD spent so far.
+    pub fn spent(&self) -> (u32, f64) {
+        let spent = *self.spent.lock().unwrap_or_else(|p| p.into_inner());
+        (spent.calls, spent.usd)
+    }
+}
+
+/// Why the model planner gave no plan.
+#[derive(Debug)]
+pub enum ModelPlanFailure {
+    /// The browser failed at something the planner itself did (opening the start page).
+    Step(Box<StepFailure>),
+    /// The next call would have gone over a budget; it was not made.
+    Budget(String),
+    /// The provider could not be asked: configuration, or a failure retries did not cure.
+    Provider(LlmError),
+    /// Every answer the budget allowed failed; the message has the last one's problems.
+    NoWorkingPlan(String),
+}
+
+/// A model planner's result, with every call it made.
+#[derive(Debug)]
+pub struct ModelPlanned {
+    pub planned: Result<PlannedRun, ModelPlanFailure>,
+    pub calls: Vec<LlmCall>,
+}
+
+/// Plans task-only scenarios with a model.
+pub struct ModelPlanner<'a> {
+    pub client: &'a dyn LlmClient,
+    pub limits: &'a LlmLimits,
+    pub prices: &'a PriceTable,
+    pub run_spend: &'a RunSpend,
+    /// The account keys the plan may reference (names, from `[accounts.NAME]`).
+    pub account_keys: Vec<String>,
+    /// The values that must never leave in a prompt, with their names.
+    pub redactor: Redactor,
+}
+
+impl ModelPlanner<'_> {
+    /// Plans `scenario` on the executor's session, whose start page is opened first.
+    pub async fn plan(&self, scenario: &Scenario, executor: &Executor<'_>) -> ModelPlanned {
+        let mut calls = Vec::new();
+        let planned = self.plan_recording(scenario, executor, &mut calls).await;
+        ModelPlanned { planned, calls }
+    }
+
+    async fn plan_recording(
+        &self,
+        scenario: &Scenario,
+        executor: &Executor<'_>,
+        calls: &mut Vec<LlmCall>,
+    ) -> Result<PlannedRun, ModelPlanFailure> {
+        let started = Instant::now();
+        executor
+            .open(&scenario.id, &scenario.start_url, 0)
+            .await
+            .map_err(ModelPlanFailure::Step)?;
+        let page = executor.session().snapshot().await.map_err(|err| {
+            ModelPlanFailure::NoWorkingPlan(format!(
+                "scenario {:?}: the start page could not be read: {err}",
+                scenario.id
+            ))
+        })?;
+        let mut prompt = prompt::plan_prompt(
+            &PlanInput {
+                scenario,
+                account_keys: &self.account_keys,
+                fragments: &[],
+                site_map: None,
+                page: &page,
+            },
+            &self.redactor,
+        );
+        let schema = plan::answer_schema();
+        let rules = Rules::with_account_keys(self.account_keys.iter().cloned());
+        let mut scenario_spent = Spent::default();
+        let mut last_problems = String::new();
+        let answers = 1 + self.limits.semantic_retries;
+        for answer in 0..answers {
+            let request = Request {
+                prompt: &prompt,
+                schema_name: SCHEMA_NAME,
+                schema: &schema,
+                max_output_tokens: self.limits.max_output_tokens,
+            };
+            self.reserve(scenario, &request, &scenario_spent)?;
+            let called = self.client.complete(&request).await;
+            let retry = (answer > 0).then_some(RetryKind::Semantic);
+            let cost = self.record(&called, retry, calls);
+            scenario_spent.calls += 1;
+            scenario_spent.usd += cost;
+            {
+                let mut run = self
+                    .run_spend
+                    .spent
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                run.calls += 1;
+                run.usd += cost;
+            }
+            let completion = called.result.map_err(ModelPlanFailure::Provider)?;
+            let attempt = self
+                .try_answer(scenario, executor, &completion.text, &rules, started)
+                .await;
+            let (problems, page) = match attempt {
+                Ok(planned) => return Ok(planned),
+                Err(Rejected::Browser(failure)) => return Err(ModelPlanFailure::Step(failure)),
+                Err(Rejected::Problems {
+                    class,
+                    problems,
+                    page,
+                }) => {
+                    if let Some(call) = calls.last_mut() {
+                        call.failure = Some(class.to_owned());
+                    }
+                    let problems = if completion.truncated {
+                        format!(
+                            "{problems}\n(the answer stopped at the output limit of {} tokens: \
+                             give a shorter plan)",
+                            self.limits.max_output_tokens
+                        )
+                    } else {
+                        problems
+                    };
+                    (problems, page)
+                }
+            };
+            prompt.messages.push(Message {
+                role: Role::Assistant,
+                text: self.redactor.redact(&completion.text),
+            });
+            prompt.messages.push(prompt::retry_message(
+                &problems,
+                page.as_ref(),
+                &self.redactor,
+            ));
+            last_problems = problems;
+        }
+        Err(ModelPlanFailure::NoWorkingPlan(format!(
+            "scenario {:?} ({}): the model ({} {}) gave no working plan in {answers} answers \
+             (semantic_retries = {}); the last one's problems:\n  {}\nadd hints or explicit \
+             steps to the scenario, or raise `semantic_retries` under [llm]",
+            scenario.id,
+            scenario.path.display(),
+            self.client.provider(),
+            self.client.model(),
+            self.limits.semantic_retries,
+            last_problems.trim_end().replace('\n', "\n  ")
+        )))
+    }
+
+    /// Refuses the call when it could take a budget over its limit: one more call than allowed,
+    /// or, at worst (a prompt of one token per 3 characters, the whole output allowance), more
+    /// USD than is left.
+    fn reserve(
+        &self,
+        scenario: &Scenario,
+        request: &Request<'_>,
+        scenario_spent: &Spent,
+    ) -> Result<(), ModelPlanFailure> {
+        let provider = self.client.provider();
+        let model = self.client.model();
+        let today = OffsetDateTime::now_utc().date();
+        let price = match self.prices.price_for(provider, model, today) {
+            Some(price) => price,
+            // A local server costs nothing unless the project prices it.
+            None if provider == "openai-compatible" => crate::ledger::Price {
+                input: 0.0,
+                output: 0.0,
+            },
+            None => {
+                return Err(ModelPlanFailure::Budget(format!(
+                    "scenario {:?}: model {model:?} of {provider} has no price on {today}, so its \
+                     cost cannot be held to the budget; add it to windup-prices.toml (see \
+                     docs/llm.md), or choose a priced model",
+                    scenario.id
+                )));
+            }
+        };
+        let chars: usize = request.prompt.system.len()
+            + request
+                .prompt
+                .messages
+                .iter()
+                .map(|m| m.text.len())
+                .sum::<usize>()
+            + request.schema.to_string().len();
+        let worst = price.cost(
+            (chars as u64).div_ceil(3),
+            u64::from(request.max_output_tokens),
+        );
+        let run = *self
+            .run_spend
+            .spent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let limits = self.limits;
+        let over = if scenario_spent.calls + 1 > limits.max_calls_per_scenario {
+            Some(format!(
+                "it would make call {} of a scenario allowed {} (`max_calls_per_scenario`)",
+                scenario_spent.calls + 1,
+                limits.max_calls_per_scenario
+            ))
+        } else if run.calls + 1 > limits.max_calls_per_run {
+            Some(format!(
+                "it would make call {} of a run allowed {} (`max_calls_per_run`)",
+                run.calls + 1,
+                limits.max_calls_per_run
+            ))
+        } else if scenario_spent.usd + worst > limits.max_usd_per_scenario {
+            Some(format!(
+                "it could cost up to ${worst:.4}, and the scenario has ${:.4} of its ${:.2} left \
+                 (`max_usd_per_scenario`)",
+                (limits.max_usd_per_scenario - scenario_spent.usd).max(0.0),
+                limits.max_usd_per_scenario
+            ))
+        } else if run.usd + worst > limits.max_usd_per_run {
+            Some(format!(
+                "it could cost up to ${worst:.4}, and the run has ${:.4} of its ${:.2} left \
+                 (`max_usd_per_run`)",
+                (limits.max_usd_per_run - run.usd).max(0.0),
+                limits.max_usd_per_run
+            ))
+        } else {
+            None
+        };
+        match over {
+            Some(why) => Err(ModelPlanFailure::Budget(format!(
+                "scenario {:?} ({}): the model call was not made: {why}; raise the limit under \
+                 [llm] in windup.toml, or give the scenario explicit steps",
+                scenario.id,
+                scenario.path.display()
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Adds a ledger entry per HTTP attempt of `called`; returns what the call cost.
+    fn record(&self, called: &Called, retry: Option<RetryKind>, calls: &mut Vec<LlmCall>) -> f64 {
+        let provider = self.client.provider();
+        let model = self.client.model();
+        let today = OffsetDateTime::now_utc().date();
+        let mut cost = 0.0;
+        for (i, attempt) in called.attempts.iter().enumerate() {
+            let call = LlmCall {
+                purpose: "plan".to_owned(),
+                provider: provider.to_owned(),
+                model: model.to_owned(),
+                input_tokens: attempt.usage.input_tokens,
+                output_tokens: attempt.usage.output_tokens,
+                latency_ms: u64::try_from(attempt.latency.as_millis()).unwrap_or(u64::MAX),
+                retry: if i == 0 {
+                    retry
+                } else {
+                    Some(RetryKind::Transient)
+                },
+                failure: attempt.failure.map(str::to_owned),
+            };
+            cost += self.prices.cost(&call, today).unwrap_or(0.0);
+            calls.push(call);
+        }
+        cost
+    }
+
+    /// Turns an answer into a verified plan, or says what was wrong with it.
+    async fn try_answer(
+        &self,
+        scenario: &Scenario,
+        executor: &Executor<'_>,
+        text: &str,
+        rules: &Rules,
+        started: Instant,
+    ) -> Result<PlannedRun, Rejected> {
+        let answer: Value =
+            serde_json::from_str(text.trim()).map_err(|err| Rejected::Problems {
+                class: "invalid_json",
+                problems: format!("the answer is not JSON: {err}"),
+                page: None,
+            })?;
+        let envelope = Envelope {
+            scenario_id: &scenario.id,
+            task: &scenario.task,
+            start_url: &scenario.start_url,
+            generated_by: GeneratedBy {
+                planner: "llm".to_owned(),
+                provider: Some(self.client.provider().to_owned()),
+                model: Some(self.client.model().to_owned()),
+                at: OffsetDateTime::now_utc()
+                    .format(&Rfc3339)
+                    .unwrap_or_else(|_| "1970-01-01T00:00:00Z".into()),
+            },
+        };
+        let mut plan = plan::parse_model_output(plan::plan_from_answer(answer, envelope), rules)
+            .map_err(|err| Rejected::Problems {
+                class: "invalid_plan",
+                problems: err.to_string(),
+                page: None,
+            })?;
+        let session = executor.session();
+        // A fresh start: what an earlier answer did (a cart, a login) must not help this one.
+        session.reset().await.map_err(|err| Rejected::Problems {
+            class: "plan_failed",
+            problems: format!("the browser could not be reset: {err}"),
+            page: None,
+        })?;
+        let of = plan.actions.len();
+        executor
+            .open(&scenario.id, &plan.start_url, of)
+            .await
+            .map_err(Rejected::Browser)?;
+        if let Some(problems) = missing_first_selectors(executor, &plan).await {
+            return Err(Rejected::Problems {
+                class: "plan_failed",
+                problems,
+                page: session.snapshot().await.ok(),
+            });
+        }
+        let mut records: Vec<ActionRecord> = Vec::with_capacity(of);
+        for (index, action) in plan.actions.iter().enumerate() {
+            match executor.step(&scenario.id, action, index + 1, of).await {
+                Ok(record) => records.push(record),
+                Err(failure) => return Err(rejected_run(executor, &failure).await),
+            }
+        }
+        if let Some(last) = plan.actions.last_mut()
+            && let Err(failure) = OfflinePlanner.finish(scenario, last, executor).await
+        {
+            return Err(rejected_run(executor, &failure).await);
+        }
+        let final_url = session
+            .current_url()
+            .await
+            .map(|u| u.to_string())
+            .unwrap_or_default();
+        Ok(PlannedRun {
+            plan,
+            execution: Execution {
+                actions: records,
+                duration: started.elapsed(),
+                final_url,
+            },
+        })
+    }
+}
+
+/// Why one answer was not used.
+enum Rejected {
+    /// The answer's problems, in words for the model, and the page it failed on.
+    Problems {
+        class: &'static str,
+        problems: String,
+        page: Option<crate::browser::PageSnapshot>,
+    },
+    /// The browser itself failed: no answer can help.
+    Browser(Box<StepFailure>),
+}
+
+async fn rejected_run(executor: &Executor<'_>, failure: &StepFailure) -> Rejected {
+    if matches!(
+        failure.cause,
+        crate::executor::FailureCause::Browser(crate::browser::BrowserError::Lost { .. })
+    ) {
+        return Rejected::Problems {
+            class: "plan_failed",
+            problems: format!("the browser was lost: {}", failure.cause),
+            page: None,
+        };
+    }
+    let selector = failure
+        .selector
+        .as_deref()
+        .map(|s| format!(" on {s}"))
+        .unwrap_or_default();
+    Rejected::Problems {
+        class: "plan_failed",
+        problems: format!(
+            "action {} ({} of {}){selector} failed: {}{}",
+            failure.action_id,
+            failure.position,
+            failure.of,
+            failure.cause,
+            failure
+                .url
+                .as_deref()
+                .map(|u| format!(" (page {u})"))
+                .unwrap_or_default()
+        ),
+        page: executor.session().snapshot().await.ok(),
+    }
+}
+
+/// The selectors of the actions before the first one that may leave the start page must
+/// match something on it now: checked at once, rather than at each action's deadline.
+async fn missing_first_selectors(executor: &Executor<'_>, plan: &Plan) -> Option<String> {
+    let mut problems = Vec::new();
+    for action in &plan.actions {
+        if let Some(target) = &action.target {
+            let script = "try { return document.querySelectorAll(arguments[0]).length; } \
+                          catch (e) { return -1; }";
+            let found = executor
+                .session()
+                .client()
+                .execute(script, vec![Value::String(target.selector.clone())])
+                .await
+                .ok()
+                .and_then(|v| v.as_i64());
+            match found {
+                Some(0) => problems.push(format!(
+                    "action {}: the selector {} matches nothing on the start page",
+                    action.id, target.selector
+                )),
+                Some(-1) => problems.push(format!(
+                    "action {}: {} is not a valid CSS selector",
+                    action.id, target.selector
+                )),
+                _ => {}
+            }
+        }
+        if matches!(
+            action.kind,
+            ActionKind::Goto | ActionKind::Click | ActionKind::Press | ActionKind::Use
+        ) {
+            break;
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join("\n"))
+}
+
+/// The prompt as recorded for review: system, then each turn (tests scan these for secrets).
+pub fn transcript(prompt: &Prompt) -> String {
+    let mut text = format!("[system]\n{}\n", prompt.system);
+    for message in &prompt.messages {
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        text.push_str(&format!("[{role}]\n{}\n", message.text));
+    }
+    text
+}
