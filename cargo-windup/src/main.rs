@@ -344,9 +344,9 @@ async fn run_scenarios(
     println!("finished in {:.1} s", started.elapsed().as_secs_f64());
     println!("{passed} passed, {failed} failed");
     let failed_for = |class: FailureClass| {
-        results.iter().any(|r| {
-            matches!(&r.outcome, Outcome::Failed { class: c, .. } if *c == class)
-        })
+        results
+            .iter()
+            .any(|r| matches!(&r.outcome, Outcome::Failed { class: c, .. } if *c == class))
     };
     Ok(if failed == 0 {
         ExitCode::SUCCESS

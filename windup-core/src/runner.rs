@@ -498,7 +498,7 @@ async fn plan_anew(
             scenario.path.display()
         )));
     };
-    let client = crate::llm::client(llm, &|name| std::env::var(name).ok())
+    let client = crate::llm::client(llm)
         .map_err(|err| setup(format!("scenario {:?}: {err}", scenario.id)))?;
     let prices = ledger::PriceTable::for_project(&settings.root)
         .map_err(|err| setup(format!("scenario {:?}: {err}", scenario.id)))?;

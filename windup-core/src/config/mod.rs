@@ -106,6 +106,9 @@ pub struct LlmSettings {
     pub base_url: Option<String>,
     /// The NAME of the env var holding the API key.
     pub api_key_env: Option<String>,
+    /// The key, read from that variable (or the provider's default one) when the settings
+    /// were loaded; never printed.
+    pub api_key: Option<crate::llm::Secret>,
     /// Budgets, deadlines and retry bounds.
     pub limits: LlmLimits,
 }
@@ -118,6 +121,7 @@ impl LlmSettings {
             model: None,
             base_url: None,
             api_key_env: None,
+            api_key: None,
             limits: LlmLimits::default(),
         }
     }
@@ -682,6 +686,7 @@ impl File<'_> {
             model,
             base_url,
             api_key_env,
+            api_key: None,
             limits,
         })
     }
@@ -841,6 +846,18 @@ fn apply_env(
                 ));
             }
         }
+    }
+    if let Some(llm) = &mut settings.llm {
+        // The key is read here, with the rest of the environment, and held as a secret.
+        let variable = llm
+            .api_key_env
+            .clone()
+            .or_else(|| crate::llm::default_key_env(&llm.provider).map(str::to_owned));
+        llm.api_key = variable
+            .as_deref()
+            .and_then(env)
+            .filter(|key| !key.trim().is_empty())
+            .map(|key| crate::llm::Secret::new(key.trim()));
     }
     let ci = env("CI")
         .is_some_and(|value| !matches!(value.trim().to_ascii_lowercase().as_str(), "false" | "0"));

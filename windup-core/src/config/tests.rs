@@ -126,6 +126,7 @@ fn a_full_file() {
             model: Some("gpt-4.1-mini".to_owned()),
             base_url: Some("http://localhost:11434/v1".to_owned()),
             api_key_env: Some("OPENAI_API_KEY".to_owned()),
+            api_key: None,
             limits: LlmLimits::default(),
         })
     );
@@ -544,5 +545,45 @@ fn helpers() {
     assert_eq!(
         normalize_origin("http://example.com:8080/").unwrap(),
         "http://example.com:8080"
+    );
+}
+
+#[test]
+fn llm_limits_and_the_key_are_read_once() {
+    let toml = "[llm]\nprovider = \"anthropic\"\nmax_calls_per_scenario = 2\nmax_usd_per_run = 0.25\ntimeout_ms = 1500\nsemantic_retries = 0\n";
+    let env = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| " sk-ant-test ".to_owned());
+    let settings = Settings::from_parts(Path::new("proj"), Some(toml), &env).unwrap();
+    let llm = settings.llm.unwrap();
+    assert_eq!(llm.api_key, Some(crate::llm::Secret::new("sk-ant-test")));
+    assert_eq!(
+        format!("{llm:?}").matches("sk-ant-test").count(),
+        0,
+        "{llm:?}"
+    );
+    assert_eq!(
+        llm.limits,
+        LlmLimits {
+            max_calls_per_scenario: 2,
+            max_usd_per_run: 0.25,
+            timeout: Duration::from_millis(1500),
+            semantic_retries: 0,
+            ..LlmLimits::default()
+        }
+    );
+
+    let bad = "[llm]\nprovider = \"openai\"\nmax_usd_per_scenario = -1.0\n";
+    let err = Settings::from_parts(Path::new("proj"), Some(bad), &|_: &str| None).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("windup.toml:3:"), "{text}");
+    assert!(
+        text.contains("`max_usd_per_scenario` must be a number of US dollars"),
+        "{text}"
+    );
+    let bad = "[llm]\nprovider = \"openai\"\nretries = 11\n";
+    let err = Settings::from_parts(Path::new("proj"), Some(bad), &|_: &str| None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`retries` must be from 0 to 10, found 11"),
+        "{err}"
     );
 }

@@ -189,12 +189,9 @@ pub fn default_key_env(provider: &str) -> Option<&'static str> {
     }
 }
 
-/// The client `[llm]` describes, with its key read through `env` (the process environment in
-/// real runs). The key is held by the client and sent only in the provider's auth header.
-pub fn client(
-    settings: &LlmSettings,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Box<dyn LlmClient>, LlmError> {
+/// The client `[llm]` describes, with the key the settings read. The key is held by the client
+/// and sent only in the provider's auth header.
+pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
     let provider = settings.provider.as_str();
     let model = match settings
         .model
@@ -213,8 +210,8 @@ pub fn client(
         .clone()
         .or(default_key_env(provider).map(str::to_owned));
     let key = match &key_env {
-        Some(variable) => match env(variable).filter(|key| !key.trim().is_empty()) {
-            Some(key) => Some(Secret(key.trim().to_owned())),
+        Some(variable) => match settings.api_key.clone() {
+            Some(key) => Some(key),
             None => {
                 return Err(LlmError::MissingKey {
                     provider: provider.to_owned(),
@@ -268,11 +265,15 @@ pub fn client(
     })
 }
 
-/// An API key: sent in a header, never printed.
-#[derive(Clone, Default)]
-pub(crate) struct Secret(String);
+/// An API key: sent in a header, never printed, never serialized.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(String);
 
 impl Secret {
+    pub fn new(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+
     pub(crate) fn expose(&self) -> &str {
         &self.0
     }

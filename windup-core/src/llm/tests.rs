@@ -114,24 +114,30 @@ fn refusals_and_unreadable_answers_are_errors_that_name_the_provider() {
 
 #[test]
 fn clients_need_a_key_and_a_model_and_never_show_the_key() {
-    let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-test-123".to_owned());
-    let openai = client(&LlmSettings::new("openai"), &env).unwrap();
+    let keyed = |provider: &str| {
+        let mut settings = LlmSettings::new(provider);
+        if provider == "openai" {
+            settings.api_key = Some(Secret::new("sk-test-123"));
+        }
+        settings
+    };
+    let openai = client(&keyed("openai")).unwrap();
     assert_eq!(
         (openai.provider(), openai.model()),
         ("openai", "gpt-5-mini")
     );
 
-    let err = client(&LlmSettings::new("anthropic"), &env).err().unwrap();
+    let err = client(&keyed("anthropic")).err().unwrap();
     assert_eq!(
         err.to_string(),
         "anthropic: the API key is missing: set the environment variable ANTHROPIC_API_KEY"
     );
     let mut local = LlmSettings::new("openai-compatible");
     local.base_url = Some("http://127.0.0.1:11434/v1".to_owned());
-    let err = client(&local, &env).err().unwrap();
+    let err = client(&local).err().unwrap();
     assert!(matches!(err, LlmError::MissingModel { .. }), "{err}");
     local.model = Some("llama3.1".to_owned());
-    let local = client(&local, &|_: &str| None).expect("a local server needs no key");
+    let local = client(&local).expect("a local server needs no key");
     assert_eq!(local.provider(), "openai-compatible");
 
     assert_eq!(

@@ -1,0 +1,236 @@
+//! Each provider's client against the fake provider server, over real HTTP: the request is
+//! well formed for its API, the answer and usage are read, and every fault the server can
+//! script ends as it should — retried then answered, or a clear error naming the provider, the
+//! status and what to do.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use windup_core::config::LlmSettings;
+use windup_core::llm::{self, Called, LlmError, Message, Prompt, Request, Role, Secret};
+use windup_fake_provider::{FakeProvider, Reply, Wire};
+
+const WIRES: [Wire; 3] = [Wire::OpenAi, Wire::Gemini, Wire::Anthropic];
+
+fn settings(wire: Wire, fake: &FakeProvider, retries: u32, timeout: Duration) -> LlmSettings {
+    let (provider, root) = match wire {
+        Wire::OpenAi => ("openai", "/v1"),
+        Wire::Gemini => ("gemini", "/v1beta"),
+        Wire::Anthropic => ("anthropic", "/v1"),
+    };
+    let mut settings = LlmSettings::new(provider);
+    settings.model = Some("test-model".to_owned());
+    settings.base_url = Some(format!("{}{root}", fake.url()));
+    settings.api_key = Some(Secret::new("test-key-123"));
+    settings.limits.retries = retries;
+    settings.limits.timeout = timeout;
+    settings
+}
+
+async fn ask(settings: &LlmSettings) -> Called {
+    let client = llm::client(settings).expect("a client");
+    let prompt = Prompt {
+        system: "Answer with JSON.".to_owned(),
+        messages: vec![Message {
+            role: Role::User,
+            text: "Plan it.".to_owned(),
+        }],
+    };
+    let schema = windup_core::plan::answer_schema();
+    let request = Request {
+        prompt: &prompt,
+        schema_name: "windup_plan",
+        schema: &schema,
+        max_output_tokens: 512,
+    };
+    client.complete(&request).await
+}
+
+fn answer() -> Value {
+    json!({ "actions": [] })
+}
+
+fn well_formed(fake: &FakeProvider) {
+    for request in fake.requests() {
+        assert!(
+            request.problems.is_empty(),
+            "{:?} {}: {:?}",
+            request.wire,
+            request.path,
+            request.problems
+        );
+        let headers = format!("{:?}", request.headers);
+        assert!(!headers.contains("test-key-123"), "{headers}");
+    }
+}
+
+#[tokio::test]
+async fn each_provider_answers_through_its_own_wire_format() {
+    for wire in WIRES {
+        let fake = FakeProvider::start().await.unwrap();
+        fake.push(Reply::Json(answer()));
+        let called = ask(&settings(wire, &fake, 0, Duration::from_secs(5))).await;
+        let completion = called.result.unwrap_or_else(|e| panic!("{wire:?}: {e}"));
+        assert_eq!(
+            serde_json::from_str::<Value>(&completion.text).unwrap(),
+            answer()
+        );
+        assert!(completion.usage.input_tokens > 0 && completion.usage.output_tokens > 0);
+        assert_eq!(called.attempts.len(), 1);
+        let requests = fake.requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(requests[0].wire, Some(wire));
+        well_formed(&fake);
+    }
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_the_time_retry_after_asks() {
+    for wire in WIRES {
+        let fake = FakeProvider::start().await.unwrap();
+        fake.push(Reply::Status {
+            status: 429,
+            retry_after: Some("1".to_owned()),
+            message: "slow down".to_owned(),
+        });
+        fake.push(Reply::Json(answer()));
+        let started = Instant::now();
+        let called = ask(&settings(wire, &fake, 3, Duration::from_secs(5))).await;
+        assert!(called.result.is_ok(), "{wire:?}: {:?}", called.result);
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After honoured"
+        );
+        let failures: Vec<_> = called.attempts.iter().map(|a| a.failure).collect();
+        assert_eq!(failures, [Some("rate_limited"), None], "{wire:?}");
+        assert!(called.attempts[1].retried);
+        well_formed(&fake);
+    }
+}
+
+#[tokio::test]
+async fn server_errors_and_cut_off_bodies_are_retried() {
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::Status {
+        status: 500,
+        retry_after: None,
+        message: "internal".to_owned(),
+    });
+    fake.push(Reply::Truncated(Box::new(Reply::Json(answer()))));
+    fake.push(Reply::Json(answer()));
+    let called = ask(&settings(Wire::Anthropic, &fake, 3, Duration::from_secs(5))).await;
+    assert!(called.result.is_ok(), "{:?}", called.result);
+    let failures: Vec<_> = called.attempts.iter().map(|a| a.failure).collect();
+    assert_eq!(failures, [Some("server_error"), Some("connection"), None]);
+    well_formed(&fake);
+}
+
+#[tokio::test]
+async fn retries_are_bounded_and_the_error_says_what_to_do() {
+    let fake = FakeProvider::start().await.unwrap();
+    for _ in 0..3 {
+        fake.push(Reply::Status {
+            status: 503,
+            retry_after: Some("0".to_owned()),
+            message: "overloaded".to_owned(),
+        });
+    }
+    let called = ask(&settings(Wire::Gemini, &fake, 2, Duration::from_secs(5))).await;
+    let err = called.result.unwrap_err();
+    assert_eq!(called.attempts.len(), 3);
+    assert_eq!(
+        err.to_string(),
+        "gemini answered HTTP 503 (after 3 attempts): overloaded; the provider is failing; try \
+         again later"
+    );
+    assert_eq!(fake.pending(), 0);
+}
+
+#[tokio::test]
+async fn a_refused_key_is_not_retried() {
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::Status {
+        status: 401,
+        retry_after: None,
+        message: "invalid x-api-key".to_owned(),
+    });
+    fake.push(Reply::Json(answer()));
+    let called = ask(&settings(Wire::Anthropic, &fake, 3, Duration::from_secs(5))).await;
+    let err = called.result.unwrap_err();
+    assert_eq!(called.attempts.len(), 1);
+    assert_eq!(
+        err.to_string(),
+        "anthropic answered HTTP 401: invalid x-api-key; check the API key (the variable \
+         `api_key_env` names, or the provider's default)"
+    );
+    assert_eq!(fake.pending(), 1, "the next reply was never asked for");
+}
+
+#[tokio::test]
+async fn a_retry_after_beyond_the_limit_is_not_waited_for() {
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::Status {
+        status: 429,
+        retry_after: Some("3600".to_owned()),
+        message: "quota exceeded".to_owned(),
+    });
+    let started = Instant::now();
+    let called = ask(&settings(Wire::OpenAi, &fake, 3, Duration::from_secs(5))).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let err = called.result.unwrap_err();
+    assert_eq!(err.class(), "rate_limited");
+    assert!(
+        err.to_string()
+            .ends_with("the provider asks to wait 3600s; try again then, or raise your rate limit"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_slow_answer_times_out_then_the_retry_is_answered() {
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::Slow(
+        Duration::from_secs(3),
+        Box::new(Reply::Json(answer())),
+    ));
+    fake.push(Reply::Json(answer()));
+    let called = ask(&settings(
+        Wire::OpenAi,
+        &fake,
+        1,
+        Duration::from_millis(500),
+    ))
+    .await;
+    assert!(called.result.is_ok(), "{:?}", called.result);
+    assert_eq!(called.attempts[0].failure, Some("timeout"));
+
+    fake.push(Reply::Slow(
+        Duration::from_secs(3),
+        Box::new(Reply::Json(answer())),
+    ));
+    let called = ask(&settings(
+        Wire::OpenAi,
+        &fake,
+        0,
+        Duration::from_millis(500),
+    ))
+    .await;
+    let err = called.result.unwrap_err();
+    assert!(matches!(err, LlmError::Timeout { .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("openai did not answer within 500ms; raise `timeout_ms` under [llm]"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_json_is_passed_on_as_text() {
+    for wire in WIRES {
+        let fake = FakeProvider::start().await.unwrap();
+        fake.push(Reply::Text("{\"actions\": [".to_owned()));
+        let called = ask(&settings(wire, &fake, 0, Duration::from_secs(5))).await;
+        let completion = called.result.unwrap_or_else(|e| panic!("{wire:?}: {e}"));
+        assert_eq!(completion.text, "{\"actions\": [", "{wire:?}");
+    }
+}
