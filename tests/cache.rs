@@ -2,8 +2,9 @@
 //! the next replays it with no planning, a markup change makes the replay fail, the entry turns
 //! stale and the scenario is re-planned from the point of failure; read-only runs never plan.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::Project;
 use url::Url;
 use windup::Browser;
 use windup::cache::{EntryStatus, PlanCache};
@@ -11,53 +12,8 @@ use windup::config::Settings;
 use windup::ledger::{CacheOutcome, Ledger, Replan};
 use windup::lockfile;
 use windup::runner::{FailureClass, Outcome, ScenarioResult, SessionPool, run_scenario};
-use windup::scenario::{self, Scenario};
+use windup::scenario::Scenario;
 use windup_shop::{Markup, ShopOptions};
-
-/// A project in a temporary directory with copies of some of the repository's scenarios.
-struct Project {
-    dir: tempfile::TempDir,
-}
-
-impl Project {
-    fn with(scenarios: &[&str]) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
-        std::fs::write(
-            dir.path().join("windup.toml"),
-            "scenarios = \"scenarios\"\n",
-        )
-        .unwrap();
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-        for name in scenarios {
-            std::fs::copy(
-                repo.join(format!("{name}.yaml")),
-                dir.path().join(format!("scenarios/{name}.yaml")),
-            )
-            .unwrap();
-        }
-        Self { dir }
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// Settings as a developer's machine has them, or as CI has them.
-    fn settings(&self, ci: bool) -> Settings {
-        let env = move |name: &str| (ci && name == "CI").then(|| "true".to_owned());
-        Settings::from_parts(self.root(), Some("scenarios = \"scenarios\"\n"), &env).unwrap()
-    }
-
-    fn scenario(&self, name: &str) -> Scenario {
-        let root = self.root().join("scenarios");
-        scenario::load(&root.join(format!("{name}.yaml")), &root).unwrap()
-    }
-
-    fn pending(&self, name: &str) -> PathBuf {
-        lockfile::pending_path(&self.root().join(format!("scenarios/{name}.yaml")))
-    }
-}
 
 async fn run(settings: &Settings, markup: Markup, scenario: &Scenario) -> ScenarioResult {
     let shop = windup_shop::spawn(ShopOptions {

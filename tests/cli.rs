@@ -1,7 +1,11 @@
 //! `cargo windup` end to end: the demo, run with a filter, and the documented exit codes.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::{run_in, text};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -15,30 +19,6 @@ fn windup(args: &[&str], env: &[(&str, &str)]) -> Output {
 /// `cargo windup ARGS` in another directory.
 fn windup_in(dir: &std::path::Path, args: &[&str]) -> Output {
     run_in(dir, args, &[])
-}
-
-fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    command
-        .args(["run", "--offline", "-q", "--manifest-path"])
-        .arg(repo().join("Cargo.toml"))
-        .args(["-p", "cargo-windup", "--"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("CI")
-        .env_remove("WINDUP_BASE_URL");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("cargo runs")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 #[test]

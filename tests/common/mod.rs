@@ -3,11 +3,13 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use windup::config::Settings;
 use windup::executor::{Execution, NoValues, StepFailure};
 use windup::plan::{Plan, Rules};
+use windup::scenario::{self, Scenario};
 use windup::{Browser, BrowserConfig, ExecOptions, Executor, Session};
 use windup_shop::{RunningShop, ShopOptions};
 
@@ -71,6 +73,62 @@ impl Rig {
     }
 }
 
+/// A project in a temporary directory with copies of some of the repository's scenarios.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn with(scenarios: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+        std::fs::write(
+            dir.path().join("windup.toml"),
+            "scenarios = \"scenarios\"\n",
+        )
+        .unwrap();
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        for name in scenarios {
+            std::fs::copy(
+                repo.join(format!("{name}.yaml")),
+                dir.path().join(format!("scenarios/{name}.yaml")),
+            )
+            .unwrap();
+        }
+        Self { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Settings as a developer's machine has them, or as CI has them.
+    pub fn settings(&self, ci: bool) -> Settings {
+        let env = move |name: &str| (ci && name == "CI").then(|| "true".to_owned());
+        self.settings_with("", &env)
+    }
+
+    /// Settings from `windup.toml` lines added to the scenarios directory's, and an environment.
+    pub fn settings_with(&self, toml: &str, env: &dyn Fn(&str) -> Option<String>) -> Settings {
+        let toml = format!("scenarios = \"scenarios\"\n{toml}");
+        Settings::from_parts(self.root(), Some(&toml), env).unwrap()
+    }
+
+    /// Writes `scenarios/NAME.yaml`.
+    pub fn write(&self, name: &str, yaml: &str) {
+        std::fs::write(self.root().join(format!("scenarios/{name}.yaml")), yaml).unwrap();
+    }
+
+    pub fn scenario(&self, name: &str) -> Scenario {
+        let root = self.root().join("scenarios");
+        scenario::load(&root.join(format!("{name}.yaml")), &root).unwrap()
+    }
+
+    pub fn pending(&self, name: &str) -> PathBuf {
+        windup::lockfile::pending_path(&self.root().join(format!("scenarios/{name}.yaml")))
+    }
+}
+
 /// The browser settings of this repository's windup.toml and the `WINDUP_*` environment.
 pub fn browser_config() -> BrowserConfig {
     Settings::load(Path::new(env!("CARGO_MANIFEST_DIR")))
@@ -101,6 +159,32 @@ pub fn plan(id: &str, start: &str, actions: serde_json::Value) -> Plan {
     });
     Plan::from_json_str(&value.to_string(), &Rules::default())
         .unwrap_or_else(|e| panic!("test plan {id} is invalid: {e}"))
+}
+
+/// `cargo windup ARGS` in `dir`, with `env` added, `CI` and `WINDUP_BASE_URL` removed.
+pub fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command
+        .args(["run", "--offline", "-q", "--manifest-path"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .args(["-p", "cargo-windup", "--"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CI")
+        .env_remove("WINDUP_BASE_URL");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("cargo runs")
+}
+
+/// Standard output then standard error.
+pub fn text(output: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
 }
 
 /// Whether a process exists and is not a zombie waiting to be reaped.

@@ -159,9 +159,17 @@ pub fn retry_message(problems: &str, page: Option<&PageSnapshot>, redactor: &Red
 
 /// A page for a prompt: its URL, title, interactive elements and outline, inside the fence.
 fn page_text(page: &PageSnapshot) -> String {
+    // The path only: the host is Windup's business, and a path keeps prompts the same on every
+    // machine.
+    let shown = url::Url::parse(&page.url)
+        .map(|url| match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_owned(),
+        })
+        .unwrap_or_else(|_| page.url.clone());
     let mut body = format!(
-        "URL: {}\nTitle: {}\n\nInteractive elements:\n",
-        page.url, page.title
+        "URL: {shown}\nTitle: {}\n\nInteractive elements:\n",
+        page.title
     );
     for element in page.elements.iter().take(MAX_ELEMENTS) {
         body.push_str(&element_line(element));
