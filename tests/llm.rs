@@ -467,3 +467,32 @@ async fn injected_instructions_are_refused_and_no_secret_reaches_a_prompt() {
         assert!(!out.contains(secret), "{secret} in the output");
     }
 }
+
+#[tokio::test]
+async fn a_run_over_budget_exits_with_its_own_code() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let fake = FakeProvider::start().await.unwrap();
+    let project = Project::with(&[]);
+    let (llm, key) = llm_toml(Wire::Anthropic, &fake, "max_calls_per_run = 0\n");
+    std::fs::write(
+        project.root().join("windup.toml"),
+        format!("scenarios = \"scenarios\"\n{llm}"),
+    )
+    .unwrap();
+    project.write("mugs-in-cart", MUGS);
+    let url = shop.url().to_owned();
+    let dir = project.root().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        run_in(
+            &dir,
+            &["run", "--base-url", &url],
+            &[(key, "fake-key-for-tests")],
+        )
+    })
+    .await
+    .unwrap();
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(5), "{out}");
+    assert!(out.contains("allowed 0 (`max_calls_per_run`)"), "{out}");
+    assert_eq!(fake.requests().len(), 0);
+}
