@@ -1,10 +1,10 @@
 //! Anthropic Messages with a forced tool whose input schema is the answer's schema.
 
 use futures::future::BoxFuture;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
-use super::http::{Transport, truncate};
+use super::http::{Transport, json_body, not_sent, secret_headers};
 use super::openai::number;
 use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
 
@@ -31,23 +31,16 @@ impl LlmClient for Anthropic {
     fn complete<'a>(&'a self, request: &'a Request<'a>) -> BoxFuture<'a, Called> {
         Box::pin(async move {
             let url = format!("{}/messages", self.base_url.trim_end_matches('/'));
-            let mut headers = HeaderMap::new();
-            match HeaderValue::from_str(self.key.expose()) {
-                Ok(mut value) => {
-                    value.set_sensitive(true);
-                    headers.insert(HeaderName::from_static("x-api-key"), value);
-                }
-                Err(_) => {
-                    return Called {
-                        result: Err(LlmError::Config {
-                            provider: "anthropic".to_owned(),
-                            message: "the API key holds characters a header cannot carry"
-                                .to_owned(),
-                        }),
-                        attempts: Vec::new(),
-                    };
-                }
-            }
+            let mut headers = match secret_headers(
+                "anthropic",
+                &[(
+                    HeaderName::from_static("x-api-key"),
+                    self.key.expose().to_owned(),
+                )],
+            ) {
+                Ok(headers) => headers,
+                Err(error) => return not_sent(error),
+            };
             headers.insert(
                 HeaderName::from_static("anthropic-version"),
                 HeaderValue::from_static(API_VERSION),
@@ -95,12 +88,7 @@ pub(super) fn read(bytes: &[u8], tool: &str) -> Result<Completion, LlmError> {
         provider: "anthropic".to_owned(),
         problem,
     };
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
-        bad(format!(
-            "not JSON ({err}): {}",
-            truncate(&String::from_utf8_lossy(bytes), 200)
-        ))
-    })?;
+    let value = json_body("anthropic", bytes)?;
     let blocks = value
         .get("content")
         .and_then(Value::as_array)

@@ -1,10 +1,10 @@
 //! Gemini `generateContent` with a JSON response MIME type and a response JSON schema.
 
 use futures::future::BoxFuture;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderName;
 use serde_json::{Value, json};
 
-use super::http::{Transport, truncate};
+use super::http::{Transport, json_body, not_sent, secret_headers};
 use super::openai::number;
 use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
 
@@ -33,23 +33,16 @@ impl LlmClient for Gemini {
                 self.base_url.trim_end_matches('/'),
                 self.model
             );
-            let mut headers = HeaderMap::new();
-            match HeaderValue::from_str(self.key.expose()) {
-                Ok(mut value) => {
-                    value.set_sensitive(true);
-                    headers.insert(HeaderName::from_static("x-goog-api-key"), value);
-                }
-                Err(_) => {
-                    return Called {
-                        result: Err(LlmError::Config {
-                            provider: "gemini".to_owned(),
-                            message: "the API key holds characters a header cannot carry"
-                                .to_owned(),
-                        }),
-                        attempts: Vec::new(),
-                    };
-                }
-            }
+            let headers = match secret_headers(
+                "gemini",
+                &[(
+                    HeaderName::from_static("x-goog-api-key"),
+                    self.key.expose().to_owned(),
+                )],
+            ) {
+                Ok(headers) => headers,
+                Err(error) => return not_sent(error),
+            };
             let body = body(request);
             self.transport.post(&url, headers, &body, read).await
         })
@@ -87,12 +80,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Completion, LlmError> {
         provider: "gemini".to_owned(),
         problem,
     };
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
-        bad(format!(
-            "not JSON ({err}): {}",
-            truncate(&String::from_utf8_lossy(bytes), 200)
-        ))
-    })?;
+    let value = json_body("gemini", bytes)?;
     if let Some(reason) = value
         .pointer("/promptFeedback/blockReason")
         .and_then(Value::as_str)

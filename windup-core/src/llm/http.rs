@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;
 use time::OffsetDateTime;
 use time::macros::format_description;
@@ -202,6 +202,42 @@ impl Transport {
         };
         Failure::Transient(error, None)
     }
+}
+
+/// Headers carrying a secret, marked sensitive so that no debug output shows them.
+pub(super) fn secret_headers(
+    provider: &str,
+    secrets: &[(HeaderName, String)],
+) -> Result<HeaderMap, LlmError> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in secrets {
+        let mut value = HeaderValue::from_str(value).map_err(|_| LlmError::Config {
+            provider: provider.to_owned(),
+            message: "the API key holds characters a header cannot carry".to_owned(),
+        })?;
+        value.set_sensitive(true);
+        headers.insert(name.clone(), value);
+    }
+    Ok(headers)
+}
+
+/// A call that failed before any attempt.
+pub(super) fn not_sent(error: LlmError) -> Called {
+    Called {
+        result: Err(error),
+        attempts: Vec::new(),
+    }
+}
+
+/// A provider's response body as JSON, or why it is not.
+pub(super) fn json_body(provider: &str, bytes: &[u8]) -> Result<Value, LlmError> {
+    serde_json::from_slice(bytes).map_err(|err| LlmError::BadResponse {
+        provider: provider.to_owned(),
+        problem: format!(
+            "not JSON ({err}): {}",
+            truncate(&String::from_utf8_lossy(bytes), 200)
+        ),
+    })
 }
 
 /// 408, 425, 429, 500, 502, 503, 504 and Anthropic's 529 (overloaded) are worth another try.

@@ -2,10 +2,10 @@
 //! speaks that API by base URL (Ollama, vLLM, llama.cpp server, LM Studio).
 
 use futures::future::BoxFuture;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderName};
 use serde_json::{Value, json};
 
-use super::http::{Transport, truncate};
+use super::http::{Transport, json_body, not_sent, secret_headers, truncate};
 use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
 
 pub(super) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -43,25 +43,15 @@ impl LlmClient for OpenAi {
     fn complete<'a>(&'a self, request: &'a Request<'a>) -> BoxFuture<'a, Called> {
         Box::pin(async move {
             let url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
-            let mut headers = HeaderMap::new();
-            if let Some(key) = &self.key {
-                match HeaderValue::from_str(&format!("Bearer {}", key.expose())) {
-                    Ok(mut value) => {
-                        value.set_sensitive(true);
-                        headers.insert(AUTHORIZATION, value);
-                    }
-                    Err(_) => {
-                        return Called {
-                            result: Err(LlmError::Config {
-                                provider: self.provider_name().to_owned(),
-                                message: "the API key holds characters a header cannot carry"
-                                    .to_owned(),
-                            }),
-                            attempts: Vec::new(),
-                        };
-                    }
-                }
-            }
+            let secrets: Vec<(HeaderName, String)> = self
+                .key
+                .iter()
+                .map(|key| (AUTHORIZATION, format!("Bearer {}", key.expose())))
+                .collect();
+            let headers = match secret_headers(self.provider_name(), &secrets) {
+                Ok(headers) => headers,
+                Err(error) => return not_sent(error),
+            };
             let body = body(request, &self.model, self.compatible);
             let provider = self.provider_name();
             self.transport
@@ -108,12 +98,7 @@ pub(super) fn read(provider: &str, bytes: &[u8]) -> Result<Completion, LlmError>
         provider: provider.to_owned(),
         problem,
     };
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
-        bad(format!(
-            "not JSON ({err}): {}",
-            truncate(&String::from_utf8_lossy(bytes), 200)
-        ))
-    })?;
+    let value = json_body(provider, bytes)?;
     let choice = value
         .pointer("/choices/0")
         .ok_or_else(|| bad("no `choices[0]`".to_owned()))?;

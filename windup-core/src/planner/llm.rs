@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::config::LlmLimits;
-use crate::executor::{ActionRecord, Execution, Executor, StepFailure};
+use crate::executor::{ActionRecord, Executor, StepFailure};
 use crate::ledger::{LlmCall, PriceTable, RetryKind};
 use crate::llm::{Called, LlmClient, LlmError, Message, Prompt, Request, Role};
 use crate::plan::{self, ActionKind, Envelope, GeneratedBy, Plan, Rules};
@@ -368,19 +368,7 @@ impl ModelPlanner<'_> {
         {
             return Err(rejected_run(executor, &failure).await);
         }
-        let final_url = session
-            .current_url()
-            .await
-            .map(|u| u.to_string())
-            .unwrap_or_default();
-        Ok(PlannedRun {
-            plan,
-            execution: Execution {
-                actions: records,
-                duration: started.elapsed(),
-                final_url,
-            },
-        })
+        Ok(PlannedRun::ended(plan, records, started, executor).await)
     }
 }
 

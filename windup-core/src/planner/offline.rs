@@ -24,6 +24,31 @@ pub struct PlannedRun {
     pub execution: Execution,
 }
 
+impl PlannedRun {
+    /// A plan whose actions have all run on the executor's session, ending on its current page.
+    pub(crate) async fn ended(
+        plan: Plan,
+        actions: Vec<ActionRecord>,
+        started: Instant,
+        executor: &Executor<'_>,
+    ) -> Self {
+        let final_url = executor
+            .session()
+            .current_url()
+            .await
+            .map(|u| u.to_string())
+            .unwrap_or_default();
+        PlannedRun {
+            plan,
+            execution: Execution {
+                actions,
+                duration: started.elapsed(),
+                final_url,
+            },
+        }
+    }
+}
+
 /// Plans scenarios that carry explicit steps. Embedded, offline: no model, no network.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OfflinePlanner;
@@ -104,20 +129,7 @@ impl OfflinePlanner {
                 )
                 .await);
         }
-        let final_url = executor
-            .session()
-            .current_url()
-            .await
-            .map(|u| u.to_string())
-            .unwrap_or_default();
-        Ok(PlannedRun {
-            plan,
-            execution: Execution {
-                actions: records,
-                duration: started.elapsed(),
-                final_url,
-            },
-        })
+        Ok(PlannedRun::ended(plan, records, started, executor).await)
     }
 
     /// The action for one step, its element resolved on the current page.
