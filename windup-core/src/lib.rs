@@ -14,6 +14,7 @@ pub mod llm;
 pub mod lockfile;
 pub mod plan;
 pub mod planner;
+pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod signature;
