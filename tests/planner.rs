@@ -10,6 +10,7 @@ use windup::executor::{Executor, ValueSource};
 use windup::planner::{OfflinePlanner, PlannedRun};
 use windup::runner::explain;
 use windup::scenario::{self, Scenario};
+use windup::secrets::SecretValue;
 use windup_shop::{Markup, ShopOptions};
 
 fn scenario(name: &str, text: &str) -> Scenario {
@@ -21,8 +22,8 @@ fn scenario(name: &str, text: &str) -> Scenario {
 struct Secrets;
 
 impl ValueSource for Secrets {
-    fn resolve(&self, reference: &str) -> Option<String> {
-        (reference == "account.password").then(|| "demo-password-123".to_owned())
+    fn resolve(&self, reference: &str) -> Option<SecretValue> {
+        (reference == "account.password").then(|| SecretValue::new("demo-password-123"))
     }
 }
 

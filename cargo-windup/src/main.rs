@@ -21,7 +21,7 @@ use windup_core::runner::{
 };
 use windup_core::scenario::Scenario;
 use windup_core::{Browser, ExecOptions, Executor};
-use windup_core::{ledger, lockfile};
+use windup_core::{ledger, lockfile, secrets};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -128,6 +128,8 @@ mod exit {
     pub const READ_ONLY: u8 = 4;
     /// Planning needed a model call that would have gone over a budget.
     pub const BUDGET: u8 = 5;
+    /// A secret value was found in a file Windup wrote or in its output.
+    pub const LEAK: u8 = 6;
 }
 
 /// A failure of the command itself, with its exit code.
@@ -308,6 +310,14 @@ async fn run_scenarios(
         "running {} scenarios on {workers} workers against {base_url}",
         scenarios.len()
     );
+    // What the run prints, kept for the leak scan.
+    let printed = std::sync::Mutex::new(String::new());
+    let say = |text: String| {
+        println!("{text}");
+        let mut printed = printed.lock().unwrap_or_else(|p| p.into_inner());
+        printed.push_str(&text);
+        printed.push('\n');
+    };
     let report = |result: &ScenarioResult| {
         let ms = result.duration.as_millis();
         match &result.outcome {
@@ -321,19 +331,22 @@ async fn run_scenarios(
                     CacheOutcome::Miss => "planned",
                     CacheOutcome::Replanned => "re-planned",
                 };
-                println!("PASS {} ({actions} actions, {cache}, {ms} ms)", result.id);
+                say(format!(
+                    "PASS {} ({actions} actions, {cache}, {ms} ms)",
+                    result.id
+                ));
                 if let Some(path) = pending {
-                    println!(
+                    say(format!(
                         "  new plan waits for review: {} (cargo windup review)",
                         path.display()
-                    );
+                    ));
                 }
             }
-            Outcome::Failed { message, .. } => println!(
+            Outcome::Failed { message, .. } => say(format!(
                 "FAIL {} ({ms} ms)\n  {}",
                 result.id,
                 message.replace('\n', "\n  ")
-            ),
+            )),
         }
         let _ = std::io::stdout().flush();
     };
@@ -343,6 +356,15 @@ async fn run_scenarios(
     let failed = results.len() - passed + broken;
     println!("finished in {:.1} s", started.elapsed().as_secs_f64());
     println!("{passed} passed, {failed} failed");
+    let printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
+    let leaks = secrets::check_run(settings, &[], &printed)
+        .map_err(|e| Fatal(exit::USAGE, format!("the leak scan could not run: {e}")))?;
+    if !leaks.is_empty() {
+        for leak in &leaks {
+            eprintln!("error: {leak}");
+        }
+        return Ok(ExitCode::from(exit::LEAK));
+    }
     let failed_for = |class: FailureClass| {
         results
             .iter()

@@ -10,6 +10,7 @@ use url::Url;
 
 use crate::browser::{BrowserError, GateMode, Probe, Session};
 use crate::plan::{Action, ActionKind, Plan};
+use crate::secrets::SecretValue;
 use crate::signature::PageVisit;
 use crate::verifier::{self, Unmet};
 
@@ -40,7 +41,7 @@ impl ExecOptions {
 /// Resolves a `value_ref` (`account.password`) at the moment it is typed. The value is handed
 /// straight to WebDriver and is never stored, logged or put in an error.
 pub trait ValueSource: Send + Sync {
-    fn resolve(&self, reference: &str) -> Option<String>;
+    fn resolve(&self, reference: &str) -> Option<SecretValue>;
 }
 
 /// A source with no values: every `value_ref` fails with a message saying so.
@@ -48,7 +49,7 @@ pub trait ValueSource: Send + Sync {
 pub struct NoValues;
 
 impl ValueSource for NoValues {
-    fn resolve(&self, _reference: &str) -> Option<String> {
+    fn resolve(&self, _reference: &str) -> Option<SecretValue> {
         None
     }
 }
@@ -476,11 +477,16 @@ impl<'a> Executor<'a> {
     fn fill_value(&self, action: &Action) -> Result<String, FailureCause> {
         match (&action.value, &action.value_ref) {
             (Some(value), None) => Ok(value.clone()),
-            (None, Some(reference)) => self.values.resolve(reference).ok_or_else(|| {
-                FailureCause::Refused(format!(
-                    "{reference} has no value: set it in the environment (see [accounts] in windup.toml)"
-                ))
-            }),
+            (None, Some(reference)) => self
+                .values
+                .resolve(reference)
+                .map(|secret| secret.expose().to_owned())
+                .ok_or_else(|| {
+                    FailureCause::Refused(format!(
+                        "{reference} has no value: set its variable (see [accounts] in \
+                         windup.toml) in the environment or in .env.local"
+                    ))
+                }),
             _ => Err(FailureCause::Refused(
                 "a fill needs exactly one of value or value_ref".into(),
             )),

@@ -21,6 +21,7 @@ use crate::browser::Browser;
 use crate::config::Settings;
 use crate::runner::{Outcome, SessionPool, is_ignored, load_scenarios, run_scenario};
 use crate::scenario::Scenario;
+use crate::secrets;
 
 /// What the user's setup hands the harness: the URL of the app under test, and whatever must
 /// live as long as the tests do (a server handle, a child process) — dropped after the last one.
@@ -101,6 +102,8 @@ struct Ready {
 struct Harness {
     runtime: tokio::runtime::Runtime,
     settings: Settings,
+    /// What the trials reported, for the leak scan.
+    output: std::sync::Mutex<String>,
     setup: std::sync::Mutex<Option<Box<dyn FnOnce() -> SetupFuture + Send>>>,
     ready: OnceCell<Result<Ready, String>>,
 }
@@ -159,7 +162,12 @@ impl Harness {
                     Ok(())
                 }
                 Outcome::Passed { .. } => Ok(()),
-                Outcome::Failed { message, .. } => Err(Failed::from(message)),
+                Outcome::Failed { message, .. } => {
+                    let mut output = self.output.lock().unwrap_or_else(|p| p.into_inner());
+                    output.push_str(&message);
+                    output.push('\n');
+                    Err(Failed::from(message))
+                }
             }
         })
     }
@@ -212,15 +220,33 @@ where
         settings,
         setup: std::sync::Mutex::new(Some(make)),
         ready: OnceCell::new(),
+        output: std::sync::Mutex::new(String::new()),
     });
     let trials = trials(&harness);
     let conclusion = libtest_mimic::run(&args, trials);
+    let ran = harness.ready.initialized();
+    let leaks = ran.then(|| {
+        let output = harness.output.lock().unwrap_or_else(|p| p.into_inner());
+        secrets::check_run(&harness.settings, &[], &output)
+    });
     // The trials, and their clones of the harness, are gone once run returns; were one left,
     // dropping it would still end the browser.
     if let Ok(harness) = Arc::try_unwrap(harness) {
         harness.shutdown();
     }
-    conclusion.exit_code()
+    match leaks {
+        Some(Ok(leaks)) if !leaks.is_empty() => {
+            for leak in &leaks {
+                eprintln!("error: windup: {leak}");
+            }
+            ExitCode::from(101)
+        }
+        Some(Err(err)) => {
+            eprintln!("error: windup: the leak scan could not run: {err}");
+            ExitCode::from(101)
+        }
+        _ => conclusion.exit_code(),
+    }
 }
 
 /// One trial per scenario file, named by the scenario's id; files that fail to load become

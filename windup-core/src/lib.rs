@@ -17,6 +17,7 @@ pub mod planner;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod secrets;
 pub mod signature;
 pub mod steps;
 pub mod verifier;

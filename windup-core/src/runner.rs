@@ -13,7 +13,7 @@ use crate::browser::{Browser, BrowserError, Session};
 use crate::cache::{CacheEntry, CacheError, CacheKey, PlanCache};
 use crate::config::Settings;
 use crate::config::UpdateMode;
-use crate::executor::{ExecOptions, Executor, FailureCause, StepFailure, ValueSource};
+use crate::executor::{ExecOptions, Executor, FailureCause, StepFailure};
 use crate::ledger::{self, CacheOutcome, Ledger, Replan, RunRecord};
 use crate::lockfile::{self, Written};
 use crate::plan::Plan;
@@ -21,6 +21,7 @@ use crate::planner::llm::{ModelPlanFailure, ModelPlanner, RunSpend};
 use crate::planner::prompt::Redactor;
 use crate::planner::{OfflinePlanner, PlannedRun};
 use crate::scenario::Scenario;
+use crate::secrets::{Accounts, EnvFile};
 use crate::signature::PageVisit;
 
 /// The outcome of one scenario.
@@ -163,42 +164,6 @@ impl Drop for PooledSession<'_> {
     }
 }
 
-/// Account values from the environment: `account.KEY` of the scenario's account reads the
-/// variable `[accounts.NAME]` maps KEY to.
-#[derive(Debug, Clone, Default)]
-pub struct AccountValues {
-    vars: std::collections::BTreeMap<String, String>,
-}
-
-impl AccountValues {
-    pub fn for_scenario(settings: &Settings, scenario: &Scenario) -> Self {
-        let vars = scenario
-            .account
-            .as_ref()
-            .and_then(|name| settings.accounts.get(name))
-            .cloned()
-            .unwrap_or_default();
-        Self { vars }
-    }
-}
-
-impl AccountValues {
-    /// Each key's reference (`account.email`) and value, for keeping values out of prompts.
-    pub fn secrets(&self) -> Vec<(String, String)> {
-        self.vars
-            .iter()
-            .filter_map(|(key, var)| Some((format!("account.{key}"), std::env::var(var).ok()?)))
-            .collect()
-    }
-}
-
-impl ValueSource for AccountValues {
-    fn resolve(&self, reference: &str) -> Option<String> {
-        let key = reference.strip_prefix("account.")?;
-        std::env::var(self.vars.get(key)?).ok()
-    }
-}
-
 /// The executor options a suite runs scenarios with.
 pub fn exec_options(settings: &Settings, base_url: &Url) -> ExecOptions {
     let mut options = ExecOptions::new(base_url.clone());
@@ -300,11 +265,6 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
         started,
         log,
     } = run;
-    let options = exec_options(settings, base_url);
-    let values = AccountValues::for_scenario(settings, scenario);
-    let executor = Executor::new(session, &options, &values);
-    let cache = PlanCache::new(&settings.root);
-    let key = CacheKey::new(&scenario.id, &scenario.start_url);
     let setup_failure = |message: String| {
         (
             Outcome::Failed {
@@ -315,6 +275,14 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
             false,
         )
     };
+    let options = exec_options(settings, base_url);
+    let values = match EnvFile::load(&settings.root) {
+        Ok(env) => Accounts::for_scenario(settings, &env, scenario),
+        Err(err) => return setup_failure(format!("scenario {:?}: {err}", scenario.id)),
+    };
+    let executor = Executor::new(session, &options, &values);
+    let cache = PlanCache::new(&settings.root);
+    let key = CacheKey::new(&scenario.id, &scenario.start_url);
 
     // Looked up by scenario and start path only: a start page whose structure changed is a
     // reason to suspect the plan, not to throw it away unseen — the replay is fail-closed, and
@@ -425,7 +393,15 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
             if let Err(err) = session.reset().await {
                 return setup_failure(format!("scenario {:?}: {err}", scenario.id));
             }
-            let planned = plan_anew(scenario, &executor, settings, pool, &mut log.llm_calls).await;
+            let planned = plan_anew(
+                scenario,
+                &executor,
+                settings,
+                pool,
+                &values,
+                &mut log.llm_calls,
+            )
+            .await;
             let planning_pages = executor.take_visits();
             log.pages.extend(planning_pages.iter().cloned());
             (planned, key.with_start_sig(start_sig(&planning_pages)))
@@ -445,7 +421,15 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
     if settings.update == UpdateMode::No {
         return read_only(scenario, "it has no plan yet", None);
     }
-    let planned = plan_anew(scenario, &executor, settings, pool, &mut log.llm_calls).await;
+    let planned = plan_anew(
+        scenario,
+        &executor,
+        settings,
+        pool,
+        &values,
+        &mut log.llm_calls,
+    )
+    .await;
     let planning_pages = executor.take_visits();
     log.pages.extend(planning_pages.iter().cloned());
     finish_planned(
@@ -478,6 +462,7 @@ async fn plan_anew(
     executor: &Executor<'_>,
     settings: &Settings,
     pool: &SessionPool,
+    accounts: &Accounts,
     calls: &mut Vec<ledger::LlmCall>,
 ) -> Result<PlannedRun, Unplanned> {
     if !scenario.steps.is_empty() {
@@ -514,7 +499,8 @@ async fn plan_anew(
         prices: &prices,
         run_spend: pool.spend(),
         account_keys,
-        redactor: Redactor::new(AccountValues::for_scenario(settings, scenario).secrets()),
+        redactor: Redactor::new(accounts.named()),
+        prompts_dir: Some(settings.root.join(".windup").join("prompts")),
     };
     let planned = planner.plan(scenario, executor).await;
     calls.extend(planned.calls);

@@ -220,7 +220,8 @@ pub enum ConfigError {
 }
 
 impl Settings {
-    /// Reads `root/windup.toml` when it exists (defaults otherwise), then the process environment.
+    /// Reads `root/windup.toml` when it exists (defaults otherwise), then the process
+    /// environment, then `root/.env.local` for what the environment does not set.
     pub fn load(root: &Path) -> Result<Settings, ConfigError> {
         let path = root.join(FILE_NAME);
         let text = match std::fs::read_to_string(&path) {
@@ -233,8 +234,11 @@ impl Settings {
                 });
             }
         };
-        let env = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
-        Settings::from_parts(root, text.as_deref(), &env)
+        let file = crate::secrets::EnvFile::load(root).map_err(|err| ConfigError::Read {
+            path: err.path.clone(),
+            message: err.message.clone(),
+        })?;
+        Settings::from_parts(root, text.as_deref(), &|name: &str| file.var(name))
     }
 
     /// The same with the file's text and the environment given (tests pin both).

@@ -13,7 +13,6 @@ mod gemini;
 mod http;
 mod openai;
 
-use std::fmt;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -265,25 +264,8 @@ pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
     })
 }
 
-/// An API key: sent in a header, never printed, never serialized.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: &str) -> Self {
-        Self(value.to_owned())
-    }
-
-    pub(crate) fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(<redacted>)")
-    }
-}
+/// An API key: a [`crate::secrets::SecretValue`], sent only in the provider's auth header.
+pub use crate::secrets::SecretValue as Secret;
 
 #[cfg(test)]
 mod tests;

@@ -141,7 +141,7 @@ fn clients_need_a_key_and_a_model_and_never_show_the_key() {
     assert_eq!(local.provider(), "openai-compatible");
 
     assert_eq!(
-        format!("{:?}", Secret("sk-test-123".to_owned())),
-        "Secret(<redacted>)"
+        format!("{:?}", Secret::new("sk-test-123")),
+        "SecretValue(<redacted>)"
     );
 }

@@ -8,6 +8,7 @@
 //! call is counted against the scenario's and the run's budgets before it is made, and recorded
 //! for the ledger, attempt by attempt.
 
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -75,6 +76,8 @@ pub struct ModelPlanner<'a> {
     pub account_keys: Vec<String>,
     /// The values that must never leave in a prompt, with their names.
     pub redactor: Redactor,
+    /// Where each prompt sent is kept for review (`.windup/prompts`), if anywhere.
+    pub prompts_dir: Option<PathBuf>,
 }
 
 impl ModelPlanner<'_> {
@@ -125,6 +128,7 @@ impl ModelPlanner<'_> {
                 max_output_tokens: self.limits.max_output_tokens,
             };
             self.reserve(scenario, &request, &scenario_spent)?;
+            self.keep_prompt(scenario, answer, &prompt);
             let called = self.client.complete(&request).await;
             let retry = (answer > 0).then_some(RetryKind::Semantic);
             let cost = self.record(&called, retry, calls);
@@ -188,6 +192,36 @@ impl ModelPlanner<'_> {
             self.limits.semantic_retries,
             last_problems.trim_end().replace('\n', "\n  ")
         )))
+    }
+
+    /// Writes the prompt of answer `answer` under `prompts_dir/SCENARIO/`, named by the time it
+    /// was sent. Keeping it is for people; failing to keep it does not stop planning.
+    fn keep_prompt(&self, scenario: &Scenario, answer: u32, prompt: &Prompt) {
+        let Some(dir) = &self.prompts_dir else {
+            return;
+        };
+        let safe: String = scenario
+            .id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let dir = dir.join(safe);
+        let at = OffsetDateTime::now_utc().unix_timestamp_nanos();
+        let file = dir.join(format!("{at}-{}.txt", answer + 1));
+        let written =
+            std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, transcript(prompt)));
+        if let Err(err) = written {
+            eprintln!(
+                "windup: the prompt was not kept in {}: {err}",
+                file.display()
+            );
+        }
     }
 
     /// Refuses the call when it could take a budget over its limit: one more call than allowed,
@@ -455,7 +489,7 @@ async fn missing_first_selectors(executor: &Executor<'_>, plan: &Plan) -> Option
     (!problems.is_empty()).then(|| problems.join("\n"))
 }
 
-/// The prompt as recorded for review: system, then each turn (tests scan these for secrets).
+/// The prompt as kept for review: system, then each turn.
 pub fn transcript(prompt: &Prompt) -> String {
     let mut text = format!("[system]\n{}\n", prompt.system);
     for message in &prompt.messages {

@@ -58,7 +58,11 @@ function check(c) {
         if (!el) return { ok: false, seen: 'no element matches the selector' };
         const values = controlValue(el);
         if (values.includes(c.value)) return { ok: true };
-        return { ok: false, seen: `the value of ${W.describe(el)} is "${values[values.length - 1]}"` };
+        const shown = values[values.length - 1];
+        if (el.type === 'password') {
+          return { ok: false, seen: `the value of ${W.describe(el)} is ${shown.length} characters long (a password field's value is never shown)` };
+        }
+        return { ok: false, seen: `the value of ${W.describe(el)} is "${shown}"` };
       }
       default:
         return { ok: false, seen: `unknown check ${c.kind}` };
