@@ -25,6 +25,8 @@ pub struct ExecOptions {
     pub artifacts_dir: PathBuf,
     /// Origins besides the base URL's that a `goto` may open (`https://accounts.example`).
     pub allowed_origins: Vec<String>,
+    /// Whether to keep a screenshot after every action (for the HTML report's filmstrip).
+    pub filmstrip: bool,
 }
 
 impl ExecOptions {
@@ -34,6 +36,7 @@ impl ExecOptions {
             default_timeout: Duration::from_secs(5),
             artifacts_dir: PathBuf::from(".windup/artifacts"),
             allowed_origins: Vec::new(),
+            filmstrip: false,
         }
     }
 }
@@ -68,6 +71,8 @@ pub struct ActionRecord {
     pub id: String,
     pub kind: ActionKind,
     pub duration: Duration,
+    /// The page after the action, when the run keeps a filmstrip.
+    pub screenshot: Option<PathBuf>,
 }
 
 /// Why a step failed.
@@ -276,10 +281,12 @@ impl<'a> Executor<'a> {
             Ok(()) => {
                 let duration = started.elapsed();
                 self.observe().await;
+                let screenshot = self.film(scenario, position, &action.id).await;
                 Ok(ActionRecord {
                     id: action.id.clone(),
                     kind: action.kind,
                     duration,
+                    screenshot,
                 })
             }
             Err(cause) => {
@@ -515,6 +522,21 @@ impl<'a> Executor<'a> {
                 self.options.base_url.origin().ascii_serialization()
             )))
         }
+    }
+
+    /// With a filmstrip on, a screenshot of the page after action `position`; evidence for the
+    /// report, so a screenshot that cannot be taken is simply missing.
+    async fn film(&self, scenario: &str, position: usize, action_id: &str) -> Option<PathBuf> {
+        if !self.options.filmstrip {
+            return None;
+        }
+        let path = self
+            .options
+            .artifacts_dir
+            .join("filmstrip")
+            .join(file_safe(scenario))
+            .join(format!("{position:03}-{}.png", file_safe(action_id)));
+        self.session.screenshot(&path).await.ok().map(|()| path)
     }
 
     /// Builds a step failure with its evidence: the page URL and a screenshot taken now.

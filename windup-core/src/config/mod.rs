@@ -71,6 +71,60 @@ pub struct Settings {
     pub artifacts_dir: PathBuf,
     /// Whether plans may be saved (`WINDUP_UPDATE`; `no` under CI by default).
     pub update: UpdateMode,
+    /// Reports to write after a run (`WINDUP_REPORT`, or `cargo windup run --report`).
+    pub reports: Reports,
+}
+
+/// Which reports a run writes, and where.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reports {
+    pub junit: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+}
+
+impl Reports {
+    /// Parses `junit=PATH,json=PATH,html=PATH` (any of them, in any order); relative paths are
+    /// taken from `base`.
+    pub fn parse(spec: &str, base: &Path) -> Result<Reports, String> {
+        let mut reports = Reports::default();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((kind, path)) = part.split_once('=') else {
+                return Err(format!(
+                    "{part:?} is not KIND=PATH; write e.g. `junit=target/windup.xml,html=target/windup.html`"
+                ));
+            };
+            let path = path.trim();
+            if path.is_empty() {
+                return Err(format!("{part:?} has no path"));
+            }
+            let slot = match kind.trim().to_ascii_lowercase().as_str() {
+                "junit" => &mut reports.junit,
+                "json" => &mut reports.json,
+                "html" => &mut reports.html,
+                other => {
+                    return Err(format!(
+                        "unknown report {other:?}; the kinds are junit, json and html"
+                    ));
+                }
+            };
+            *slot = Some(base.join(path));
+        }
+        Ok(reports)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.junit.is_none() && self.json.is_none() && self.html.is_none()
+    }
+
+    /// Every path a report goes to.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        [&self.junit, &self.json, &self.html]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect()
+    }
 }
 
 /// `[browser]`.
@@ -477,6 +531,7 @@ impl File<'_> {
             llm,
             accounts,
             artifacts_dir: root.join(".windup").join("artifacts"),
+            reports: Reports::default(),
             update: UpdateMode::Auto,
         })
     }
@@ -862,6 +917,16 @@ fn apply_env(
             .and_then(env)
             .filter(|key| !key.trim().is_empty())
             .map(|key| crate::llm::Secret::new(key.trim()));
+    }
+    if let Some(value) = env("WINDUP_REPORT") {
+        settings.reports = Reports::parse(&value, &settings.root).map_err(|problem| {
+            bad(
+                "WINDUP_REPORT",
+                &value,
+                &problem,
+                "e.g. WINDUP_REPORT=junit=target/windup.xml,json=target/windup.json,html=target/windup.html",
+            )
+        })?;
     }
     let ci = env("CI")
         .is_some_and(|value| !matches!(value.trim().to_ascii_lowercase().as_str(), "false" | "0"));

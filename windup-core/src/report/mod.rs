@@ -12,6 +12,8 @@ use crate::plan::Plan;
 
 mod html;
 mod junit;
+#[cfg(test)]
+mod tests;
 
 pub use html::html;
 pub use junit::junit;

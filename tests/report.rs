@@ -1,0 +1,233 @@
+//! The report writers against the outside world: the JUnit XML validates against the Jenkins
+//! xUnit plugin's JUnit schema, and the HTML report renders in real Chromium without a single
+//! network request.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::Rig;
+use windup::ledger::{CacheOutcome, LlmCall};
+use windup::report::{self, ActionReport, ScenarioReport, SuiteReport};
+
+/// One passing and one failing scenario, with text that needs escaping (and a control
+/// character XML forbids); screenshots at the given paths.
+fn suite(base_url: &str, film: [PathBuf; 2], failure: PathBuf) -> SuiteReport {
+    let [first, second] = film;
+    let passing = ScenarioReport {
+        id: "browse-catalogue".to_owned(),
+        file: PathBuf::from("scenarios/browse.yaml"),
+        task: "See the <em>mugs</em> & \"cups\" in the catalogue".to_owned(),
+        passed: true,
+        failure_class: None,
+        message: None,
+        failed_step: None,
+        screenshot: None,
+        duration_ms: 1_480,
+        cache: CacheOutcome::Hit,
+        actions: vec![
+            ActionReport {
+                id: "open-products".to_owned(),
+                kind: "wait_for".to_owned(),
+                duration_ms: 310,
+                screenshot: Some(first.clone()),
+            },
+            ActionReport {
+                id: "see-mug".to_owned(),
+                kind: "wait_for".to_owned(),
+                duration_ms: 95,
+                screenshot: Some(second.clone()),
+            },
+        ],
+        plan: None,
+        llm_calls: vec![],
+        cost_usd: None,
+    };
+    let failing = ScenarioReport {
+        id: "checkout".to_owned(),
+        file: PathBuf::from("scenarios/checkout.yaml"),
+        task: "Buy two mugs & pay".to_owned(),
+        passed: false,
+        failure_class: Some("step".to_owned()),
+        message: Some(format!(
+            "scenarios/checkout.yaml:9: scenario \"checkout\", action \"email\" (#2 of 2, fill): \
+             no <input> named 'Email' & no \"label\"\u{7}\n  page: {base_url}/checkout\n  \
+             screenshot: {}",
+            failure.display()
+        )),
+        failed_step: Some("fill \"Email\" with account.email".to_owned()),
+        screenshot: Some(failure),
+        duration_ms: 5_730,
+        cache: CacheOutcome::Miss,
+        actions: vec![ActionReport {
+            id: "open-mug".to_owned(),
+            kind: "click".to_owned(),
+            duration_ms: 240,
+            screenshot: Some(first),
+        }],
+        plan: Some(common::plan_file("checkout")),
+        llm_calls: vec![LlmCall {
+            purpose: "plan".to_owned(),
+            provider: "fake".to_owned(),
+            model: "fake-1".to_owned(),
+            input_tokens: 900,
+            output_tokens: 200,
+            latency_ms: 700,
+            retry: None,
+            failure: None,
+        }],
+        cost_usd: Some(0.004),
+    };
+    SuiteReport {
+        name: "windup <shop> & \"friends\"".to_owned(),
+        started_at: "2026-11-30T08:00:00Z".to_owned(),
+        duration_ms: 7_210,
+        base_url: base_url.to_owned(),
+        scenarios: vec![passing, failing],
+    }
+}
+
+fn xmllint(args: &[&str]) -> std::process::Output {
+    match Command::new("xmllint").args(args).output() {
+        Ok(output) => output,
+        Err(e) => panic!(
+            "cannot run xmllint ({e}): install libxml2-utils (apt-get install libxml2-utils) \
+             to validate the JUnit report"
+        ),
+    }
+}
+
+#[test]
+fn junit_validates_against_the_jenkins_junit_schema() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit.xsd");
+    let schema = schema.to_str().expect("a UTF-8 path");
+    let dir = tempfile::tempdir().unwrap();
+    let shot = |name: &str| dir.path().join(name);
+    let report = suite(
+        "http://127.0.0.1:4100",
+        [shot("a.png"), shot("b.png")],
+        shot("failure.png"),
+    );
+    let xml = report::junit(&report);
+    let file = dir.path().join("junit.xml");
+    std::fs::write(&file, &xml).unwrap();
+
+    let output = xmllint(&["--noout", "--schema", schema, file.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "the JUnit XML does not validate:\n{}\n{xml}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(xml.contains(r#"tests="2" failures="1""#), "{xml}");
+    assert!(!xml.contains('\u{7}'), "{xml}");
+
+    // The check can fail: a testsuite without its required counts is rejected.
+    let broken = dir.path().join("broken.xml");
+    std::fs::write(
+        &broken,
+        "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"x\"/></testsuites>\n",
+    )
+    .unwrap();
+    let output = xmllint(&["--noout", "--schema", schema, broken.to_str().unwrap()]);
+    assert!(
+        !output.status.success(),
+        "xmllint accepted an invalid report"
+    );
+}
+
+#[tokio::test]
+async fn html_renders_in_chromium_with_no_network_request() {
+    let rig = Rig::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let shop = rig.shop.url().to_string();
+    let shot = |name: &str| dir.path().join(name);
+
+    rig.session
+        .goto(&format!("{shop}/products"))
+        .await
+        .expect("the products page opens");
+    rig.session.screenshot(&shot("products.png")).await.unwrap();
+    rig.session
+        .goto(&format!("{shop}/cart"))
+        .await
+        .expect("the cart opens");
+    rig.session.screenshot(&shot("cart.png")).await.unwrap();
+
+    let report = suite(
+        &shop,
+        [shot("products.png"), shot("cart.png")],
+        shot("cart.png"),
+    );
+    let html = report::html(&report).expect("the screenshots are readable");
+    let file = dir.path().join("report.html");
+    std::fs::write(&file, &html).unwrap();
+    let url = format!("file://{}", file.display());
+    rig.session.goto(&url).await.expect("the report opens");
+
+    let check = |script: &'static str| {
+        let session = &rig.session;
+        async move {
+            session
+                .execute_script(script)
+                .await
+                .unwrap_or_else(|e| panic!("{script}: {e}"))
+        }
+    };
+    assert_eq!(
+        check("return performance.getEntriesByType('resource').map(e => e.name);").await,
+        serde_json::json!([]),
+        "the report made requests"
+    );
+    assert_eq!(
+        check("return document.images.length;").await,
+        serde_json::json!(4),
+        "the failure screenshot and three filmstrip frames"
+    );
+    assert_eq!(
+        check(
+            "return Array.from(document.images)
+                .filter(i => !(i.complete && i.naturalWidth > 0))
+                .map(i => i.alt);"
+        )
+        .await,
+        serde_json::json!([]),
+        "images that did not render"
+    );
+    assert_eq!(
+        check(
+            "return Array.from(document.querySelectorAll('section.scenario'))
+                .map(s => s.dataset.scenario);"
+        )
+        .await,
+        serde_json::json!(["checkout", "browse-catalogue"]),
+        "the failure comes first"
+    );
+    assert_eq!(
+        check(
+            "const plan = document.querySelector('section.failed details.plan');
+             return plan && !plan.open && plan.querySelector('pre').textContent
+                 .includes('\"scenario_id\": \"checkout-as-demo-user\"');"
+        )
+        .await,
+        serde_json::json!(true),
+        "the plan, as pretty JSON, collapsed"
+    );
+    let summary = check("return document.querySelector('header.summary').innerText;").await;
+    let summary = summary.as_str().expect("text");
+    assert!(summary.contains("1 passed"), "{summary}");
+    assert!(summary.contains("1 failed"), "{summary}");
+    assert!(summary.contains("windup <shop> & \"friends\""), "{summary}");
+
+    let rendered = dir.path().join("rendered.png");
+    rig.session.screenshot(&rendered).await.unwrap();
+    let png = std::fs::read(&rendered).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG");
+    assert!(
+        png.len() > 8 * 1024,
+        "a rendered page, not a blank one: {} bytes",
+        png.len()
+    );
+
+    rig.close().await;
+}
