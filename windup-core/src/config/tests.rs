@@ -85,6 +85,7 @@ fn defaults_without_a_file() {
             accounts: BTreeMap::new(),
             artifacts_dir: PathBuf::from("proj/.windup/artifacts"),
             update: UpdateMode::Auto,
+            reports: Reports::default(),
         }
     );
     // An empty file is the defaults too.
@@ -586,4 +587,26 @@ fn llm_limits_and_the_key_are_read_once() {
             .contains("`retries` must be from 0 to 10, found 11"),
         "{err}"
     );
+}
+
+#[test]
+fn reports_are_kind_equals_path() {
+    let env = |name: &str| {
+        (name == "WINDUP_REPORT").then(|| "junit=out/w.xml, html=/tmp/w.html".to_owned())
+    };
+    let settings = Settings::from_parts(root(), None, &env).unwrap();
+    assert_eq!(
+        settings.reports,
+        Reports {
+            junit: Some(PathBuf::from("proj/out/w.xml")),
+            json: None,
+            html: Some(PathBuf::from("/tmp/w.html")),
+        }
+    );
+    let err = Reports::parse("xml=a.xml", root()).unwrap_err();
+    assert_eq!(err, "unknown report \"xml\"; the kinds are junit, json and html");
+    assert!(Reports::parse("junit", root()).unwrap_err().contains("is not KIND=PATH"));
+    let bad = |name: &str| (name == "WINDUP_REPORT").then(|| "pdf=x".to_owned());
+    let err = Settings::from_parts(root(), None, &bad).unwrap_err().to_string();
+    assert!(err.contains("WINDUP_REPORT"), "{err}");
 }
