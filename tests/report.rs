@@ -231,3 +231,92 @@ async fn html_renders_in_chromium_with_no_network_request() {
 
     rig.close().await;
 }
+
+/// The whole path: `cargo windup run --report junit=…,json=…,html=…` on a real suite with a
+/// passing and a failing scenario writes all three, with the filmstrip, and the JUnit validates.
+#[tokio::test]
+async fn cargo_windup_run_writes_every_report() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let project = common::Project::with(&["search"]);
+    project.write(
+        "broken",
+        "task: Find a mug that does not exist.\nstart_url: /products\nsteps:\n  - fill \"Search\" with \"mug\"\n  - press Enter\n  - expect text \"Unicorn mug\"\n",
+    );
+    // The failing expectation fails at its deadline: keep it short.
+    std::fs::write(
+        project.root().join("windup.toml"),
+        "scenarios = \"scenarios\"\ntimeout_ms = 1500\n",
+    )
+    .unwrap();
+    let url = shop.url().to_owned();
+    let dir = project.root().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        common::run_in(
+            &dir,
+            &[
+                "run",
+                "--base-url",
+                &url,
+                "--report",
+                "junit=out/windup.xml,json=out/windup.json,html=out/windup.html",
+            ],
+            &[],
+        )
+    })
+    .await
+    .unwrap();
+    let out = common::text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("report: out/windup.html") || out.contains("windup.html"),
+        "{out}"
+    );
+
+    let root = project.root().join("out");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("windup.json")).unwrap()).unwrap();
+    let scenarios = json["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 2);
+    let broken = scenarios.iter().find(|s| s["id"] == "broken").unwrap();
+    assert_eq!(broken["passed"], false);
+    assert!(
+        broken["failed_step"]
+            .as_str()
+            .unwrap()
+            .starts_with("expect text \"Unicorn mug\""),
+        "{broken}"
+    );
+    assert!(Path::new(broken["screenshot"].as_str().unwrap()).is_file());
+    let search = scenarios.iter().find(|s| s["id"] == "search").unwrap();
+    assert_eq!(search["passed"], true);
+    let actions = search["actions"].as_array().unwrap();
+    assert!(!actions.is_empty());
+    assert!(
+        actions.iter().all(|a| a["screenshot"]
+            .as_str()
+            .is_some_and(|p| Path::new(p).is_file())),
+        "the filmstrip: {search}"
+    );
+    assert!(search["plan"]["actions"].is_array());
+
+    let html = std::fs::read_to_string(root.join("windup.html")).unwrap();
+    assert!(
+        html.matches("data:image/png;base64,").count() > actions.len(),
+        "filmstrip and failure inlined"
+    );
+    assert!(html.find("broken").unwrap() < html.rfind("search").unwrap());
+
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit.xsd");
+    let junit = root.join("windup.xml");
+    let check = xmllint(&[
+        "--noout",
+        "--schema",
+        schema.to_str().unwrap(),
+        junit.to_str().unwrap(),
+    ]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}

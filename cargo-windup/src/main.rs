@@ -21,7 +21,7 @@ use windup_core::runner::{
 };
 use windup_core::scenario::Scenario;
 use windup_core::{Browser, ExecOptions, Executor};
-use windup_core::{ledger, lockfile, secrets};
+use windup_core::{ledger, lockfile, report, secrets};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -117,6 +117,9 @@ struct SuiteArgs {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// Reports to write: `junit=PATH,json=PATH,html=PATH`, any of them (also WINDUP_REPORT).
+    #[arg(long, value_name = "KIND=PATH,…")]
+    report: Option<String>,
 }
 
 /// Exit codes, as documented in docs/cli.md.
@@ -208,6 +211,10 @@ fn project_settings(suite: &SuiteArgs) -> Result<Settings, Fatal> {
     }
     if suite.headed {
         settings.browser.headless = false;
+    }
+    if let Some(spec) = &suite.report {
+        settings.reports = windup_core::config::Reports::parse(spec, &root)
+            .map_err(|e| Fatal(exit::USAGE, format!("--report: {e}")))?;
     }
     Ok(settings)
 }
@@ -350,14 +357,35 @@ async fn run_scenarios(
         }
         let _ = std::io::stdout().flush();
     };
+    let started_at = ledger::started_at(time::OffsetDateTime::now_utc());
     let results = run_suite(&pool, settings, base_url, scenarios, workers, &report).await;
     pool.close().await;
     let passed = results.iter().filter(|r| r.passed()).count();
     let failed = results.len() - passed + broken;
     println!("finished in {:.1} s", started.elapsed().as_secs_f64());
     println!("{passed} passed, {failed} failed");
+    if !settings.reports.is_empty() {
+        let prices = ledger::PriceTable::for_project(&settings.root)
+            .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+        let suite = report::SuiteReport {
+            name: suite_name(settings),
+            started_at,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            base_url: base_url.to_string(),
+            scenarios: scenarios
+                .iter()
+                .zip(&results)
+                .map(|(scenario, result)| report::scenario_report(scenario, result, &prices))
+                .collect(),
+        };
+        for path in report::write(&settings.reports, &suite)
+            .map_err(|e| Fatal(exit::USAGE, format!("the report was not written: {e}")))?
+        {
+            println!("report: {}", path.display());
+        }
+    }
     let printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
-    let leaks = secrets::check_run(settings, &[], &printed)
+    let leaks = secrets::check_run(settings, &settings.reports.paths(), &printed)
         .map_err(|e| Fatal(exit::USAGE, format!("the leak scan could not run: {e}")))?;
     if !leaks.is_empty() {
         for leak in &leaks {
@@ -381,6 +409,15 @@ async fn run_scenarios(
     })
 }
 
+/// The suite's name in reports: the project directory's name.
+fn suite_name(settings: &Settings) -> String {
+    settings
+        .root
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "windup".to_owned())
+}
+
 fn confirm(question: &str) -> bool {
     if !std::io::stdin().is_terminal() {
         return false;
@@ -398,6 +435,7 @@ fn review(accept_all: bool, reject_all: bool) -> Result<ExitCode, Fatal> {
         workers: None,
         include_ignored: false,
         headed: false,
+        report: None,
     })?;
     let waiting = lockfile::pending(&settings.scenarios_dir)
         .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
@@ -630,6 +668,7 @@ async fn exec(plans: &[PathBuf], base_url: url::Url, headed: bool) -> Result<Exi
         workers: None,
         include_ignored: false,
         headed,
+        report: None,
     })?;
     let browser = Browser::launch(settings.browser_config())
         .await

@@ -19,9 +19,10 @@ use url::Url;
 
 use crate::browser::Browser;
 use crate::config::Settings;
+use crate::ledger::PriceTable;
 use crate::runner::{Outcome, SessionPool, is_ignored, load_scenarios, run_scenario};
 use crate::scenario::Scenario;
-use crate::secrets;
+use crate::{report, secrets};
 
 /// What the user's setup hands the harness: the URL of the app under test, and whatever must
 /// live as long as the tests do (a server handle, a child process) — dropped after the last one.
@@ -104,6 +105,8 @@ struct Harness {
     settings: Settings,
     /// What the trials reported, for the leak scan.
     output: std::sync::Mutex<String>,
+    /// Each scenario's part of the report, when reports are asked for (`WINDUP_REPORT`).
+    reported: std::sync::Mutex<Vec<report::ScenarioReport>>,
     setup: std::sync::Mutex<Option<Box<dyn FnOnce() -> SetupFuture + Send>>>,
     ready: OnceCell<Result<Ready, String>>,
 }
@@ -148,6 +151,14 @@ impl Harness {
                 Err(message) => return Err(Failed::from(message)),
             };
             let result = run_scenario(&ready.pool, &self.settings, &ready.base_url, scenario).await;
+            if !self.settings.reports.is_empty() {
+                let prices = PriceTable::for_project(&self.settings.root)
+                    .unwrap_or_else(|_| PriceTable::builtin());
+                self.reported
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(report::scenario_report(scenario, &result, &prices));
+            }
             match result.outcome {
                 Outcome::Passed {
                     pending: Some(path),
@@ -221,13 +232,48 @@ where
         setup: std::sync::Mutex::new(Some(make)),
         ready: OnceCell::new(),
         output: std::sync::Mutex::new(String::new()),
+        reported: std::sync::Mutex::new(Vec::new()),
     });
+    let started = std::time::Instant::now();
+    let started_at = crate::ledger::started_at(time::OffsetDateTime::now_utc());
     let trials = trials(&harness);
     let conclusion = libtest_mimic::run(&args, trials);
     let ran = harness.ready.initialized();
+    if ran && !harness.settings.reports.is_empty() {
+        let base_url = match harness.ready.get() {
+            Some(Ok(ready)) => ready.base_url.to_string(),
+            _ => String::new(),
+        };
+        let suite = report::SuiteReport {
+            name: harness
+                .settings
+                .root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            started_at,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            base_url,
+            scenarios: std::mem::take(
+                &mut *harness.reported.lock().unwrap_or_else(|p| p.into_inner()),
+            ),
+        };
+        match report::write(&harness.settings.reports, &suite) {
+            Ok(paths) => {
+                for path in paths {
+                    eprintln!("windup: report: {}", path.display());
+                }
+            }
+            Err(err) => eprintln!("error: windup: the report was not written: {err}"),
+        }
+    }
     let leaks = ran.then(|| {
         let output = harness.output.lock().unwrap_or_else(|p| p.into_inner());
-        secrets::check_run(&harness.settings, &[], &output)
+        secrets::check_run(
+            &harness.settings,
+            &harness.settings.reports.paths(),
+            &output,
+        )
     });
     // The trials, and their clones of the harness, are gone once run returns; were one left,
     // dropping it would still end the browser.

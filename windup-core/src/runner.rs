@@ -13,7 +13,7 @@ use crate::browser::{Browser, BrowserError, Session};
 use crate::cache::{CacheEntry, CacheError, CacheKey, PlanCache};
 use crate::config::Settings;
 use crate::config::UpdateMode;
-use crate::executor::{ExecOptions, Executor, FailureCause, StepFailure};
+use crate::executor::{ActionRecord, ExecOptions, Execution, Executor, FailureCause, StepFailure};
 use crate::ledger::{self, CacheOutcome, Ledger, Replan, RunRecord};
 use crate::lockfile::{self, Written};
 use crate::plan::Plan;
@@ -30,6 +30,8 @@ pub struct ScenarioResult {
     pub id: String,
     pub duration: Duration,
     pub outcome: Outcome,
+    /// What the run did, for reports: the plan, its actions, model calls, pages.
+    pub details: RunDetails,
 }
 
 /// Passed with the number of actions run and what the plan cache did, or failed with a message a
@@ -170,6 +172,7 @@ pub fn exec_options(settings: &Settings, base_url: &Url) -> ExecOptions {
     options.default_timeout = settings.timeout;
     options.artifacts_dir = settings.artifacts_dir.clone();
     options.allowed_origins = settings.allowed_origins.clone();
+    options.filmstrip = settings.reports.html.is_some();
     options
 }
 
@@ -184,7 +187,7 @@ pub async fn run_scenario(
 ) -> ScenarioResult {
     let started = Instant::now();
     let started_at = ledger::started_at(OffsetDateTime::now_utc());
-    let mut log = RunLog::default();
+    let mut log = RunDetails::default();
     let (outcome, replan) = match account_problem(settings, scenario) {
         Some(problem) => (
             Outcome::Failed {
@@ -219,12 +222,20 @@ pub async fn run_scenario(
             ),
         },
     };
-    let result = ScenarioResult {
+    if matches!(outcome, Outcome::Passed { .. }) {
+        // A failure on the way (a replay that was re-planned) is not the outcome.
+        log.failed_step = None;
+        log.screenshot = None;
+    }
+    let mut result = ScenarioResult {
         id: scenario.id.clone(),
         duration: started.elapsed(),
         outcome,
+        details: RunDetails::default(),
     };
-    record(settings, scenario, &result, &started_at, replan, log);
+    log.replanned = replan.is_some();
+    record(settings, scenario, &result, &started_at, replan, &log);
+    result.details = log;
     result
 }
 
@@ -234,13 +245,61 @@ enum Source {
     Lockfile,
 }
 
-/// What a run collects for its ledger record besides its outcome.
-#[derive(Debug, Default)]
-struct RunLog {
+/// What a run did besides its outcome: for its ledger record and for reports.
+#[derive(Debug, Default, Clone)]
+pub struct RunDetails {
     /// Every page reached, in order.
-    pages: Vec<PageVisit>,
+    pub pages: Vec<PageVisit>,
     /// Every model call, attempt by attempt.
-    llm_calls: Vec<ledger::LlmCall>,
+    pub llm_calls: Vec<ledger::LlmCall>,
+    /// The plan that ran last, and its actions as far as they ran.
+    pub plan: Option<Plan>,
+    pub actions: Vec<ActionRecord>,
+    /// When a step failed: the step, as written or as the plan has it, and the screenshot.
+    pub failed_step: Option<String>,
+    pub screenshot: Option<PathBuf>,
+    /// Whether the run planned again after a replay failed.
+    pub replanned: bool,
+}
+
+impl RunDetails {
+    /// Keeps what a run that planned did.
+    fn planned(&mut self, scenario: &Scenario, planned: &Result<PlannedRun, Unplanned>) {
+        match planned {
+            Ok(run) => {
+                self.plan = Some(run.plan.clone());
+                self.actions = run.execution.actions.clone();
+            }
+            Err(Unplanned::Step(failure)) => self.failed(scenario, failure),
+            Err(Unplanned::Failed { .. }) => {}
+        }
+    }
+
+    /// Keeps where a step failed.
+    fn failed(&mut self, scenario: &Scenario, failure: &StepFailure) {
+        self.failed_step = Some(step_of(scenario, failure));
+        self.screenshot = failure.screenshot.clone();
+    }
+}
+
+/// The step a failure happened at, as the scenario writes it, or the plan's action.
+fn step_of(scenario: &Scenario, failure: &StepFailure) -> String {
+    let written = failure
+        .action_id
+        .strip_prefix('s')
+        .and_then(|n| n.parse::<usize>().ok())
+        .and_then(|n| scenario.steps.get(n.wrapping_sub(1)));
+    match written {
+        Some(step) => format!("{} ({}:{})", step.text, shown(&scenario.path), step.line),
+        None if failure.position == 0 => format!("open {}", scenario.start_url),
+        None => {
+            let kind = failure.kind.map(|k| k.as_str()).unwrap_or("action");
+            match &failure.selector {
+                Some(selector) => format!("{} {kind} {selector}", failure.action_id),
+                None => format!("{} {kind}", failure.action_id),
+            }
+        }
+    }
 }
 
 /// One scenario's run on a leased session.
@@ -251,7 +310,7 @@ struct Run<'a> {
     base_url: &'a Url,
     scenario: &'a Scenario,
     started: Instant,
-    log: &'a mut RunLog,
+    log: &'a mut RunDetails,
 }
 
 /// The run itself; the third value says the browser is gone and the session must not be reused.
@@ -302,11 +361,17 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
     let mut replan = None;
     if let Some((plan, source)) = found {
         let replayed = replay(&executor, scenario, &plan).await;
+        log.plan = Some(plan.clone());
+        match &replayed {
+            Ok(run) => log.actions = run.actions.clone(),
+            Err(failure) => log.failed(scenario, failure),
+        }
         let replay_pages = executor.take_visits();
         log.pages.extend(replay_pages.iter().cloned());
         let key = key.with_start_sig(start_sig(&replay_pages));
         let failure = match replayed {
-            Ok(actions) => {
+            Ok(run) => {
+                let actions = run.actions.len();
                 let saved = match source {
                     // A lockfile seeds a cold cache once it has passed here.
                     Source::Lockfile => {
@@ -406,6 +471,7 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
             log.pages.extend(planning_pages.iter().cloned());
             (planned, key.with_start_sig(start_sig(&planning_pages)))
         };
+        log.planned(scenario, &planned);
         return finish_planned(
             planned,
             &cache,
@@ -432,6 +498,7 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
     .await;
     let planning_pages = executor.take_visits();
     log.pages.extend(planning_pages.iter().cloned());
+    log.planned(scenario, &planned);
     finish_planned(
         planned,
         &cache,
@@ -527,14 +594,14 @@ async fn replay(
     executor: &Executor<'_>,
     scenario: &Scenario,
     plan: &Plan,
-) -> Result<usize, Box<StepFailure>> {
+) -> Result<Execution, Box<StepFailure>> {
     let run = executor.run(plan).await?;
     if let Some(last) = plan.actions.last() {
         OfflinePlanner
             .check_expectations(scenario, last, executor)
             .await?;
     }
-    Ok(run.actions.len())
+    Ok(run)
 }
 
 /// Whether a plan's first `kept` actions are the scenario's first steps, one action per step, as
@@ -680,7 +747,7 @@ fn record(
     result: &ScenarioResult,
     started_at: &str,
     replan: Option<Replan>,
-    log: RunLog,
+    log: &RunDetails,
 ) {
     let (outcome, failure_class, cache) = match &result.outcome {
         Outcome::Passed { cache, .. } => (ledger::Outcome::Passed, None, *cache),
@@ -708,8 +775,8 @@ fn record(
         failure_class,
         cache,
         replan,
-        llm_calls: log.llm_calls,
-        pages: log.pages,
+        llm_calls: log.llm_calls.clone(),
+        pages: log.pages.clone(),
     };
     if let Err(err) = Ledger::new(&settings.root).append(&entry) {
         eprintln!("windup: the run ledger was not written: {err}");

@@ -604,9 +604,18 @@ fn reports_are_kind_equals_path() {
         }
     );
     let err = Reports::parse("xml=a.xml", root()).unwrap_err();
-    assert_eq!(err, "unknown report \"xml\"; the kinds are junit, json and html");
-    assert!(Reports::parse("junit", root()).unwrap_err().contains("is not KIND=PATH"));
+    assert_eq!(
+        err,
+        "unknown report \"xml\"; the kinds are junit, json and html"
+    );
+    assert!(
+        Reports::parse("junit", root())
+            .unwrap_err()
+            .contains("is not KIND=PATH")
+    );
     let bad = |name: &str| (name == "WINDUP_REPORT").then(|| "pdf=x".to_owned());
-    let err = Settings::from_parts(root(), None, &bad).unwrap_err().to_string();
+    let err = Settings::from_parts(root(), None, &bad)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("WINDUP_REPORT"), "{err}");
 }

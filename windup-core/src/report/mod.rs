@@ -7,8 +7,13 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::ledger::{CacheOutcome, LlmCall};
+use time::OffsetDateTime;
+
+use crate::config::Reports;
+use crate::ledger::{CacheOutcome, LlmCall, PriceTable};
 use crate::plan::Plan;
+use crate::runner::{FailureClass, Outcome, ScenarioResult};
+use crate::scenario::Scenario;
 
 mod html;
 mod junit;
@@ -92,4 +97,88 @@ impl SuiteReport {
         text.push('\n');
         text
     }
+}
+
+/// A scenario's part of the report, from its run.
+pub fn scenario_report(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    prices: &PriceTable,
+) -> ScenarioReport {
+    let details = &result.details;
+    let (passed, failure_class, message, cache) = match &result.outcome {
+        Outcome::Passed { cache, .. } => (true, None, None, *cache),
+        Outcome::Failed { message, class } => {
+            let class = match class {
+                FailureClass::Step => "step",
+                FailureClass::ReadOnly => "read_only",
+                FailureClass::Setup => "setup",
+                FailureClass::Budget => "budget",
+            };
+            let cache = if details.replanned {
+                CacheOutcome::Replanned
+            } else {
+                CacheOutcome::Miss
+            };
+            (false, Some(class.to_owned()), Some(message.clone()), cache)
+        }
+    };
+    let today = OffsetDateTime::now_utc().date();
+    let cost_usd = details
+        .llm_calls
+        .iter()
+        .map(|call| prices.cost(call, today))
+        .sum::<Option<f64>>();
+    ScenarioReport {
+        id: scenario.id.clone(),
+        file: crate::runner::relative(&scenario.path),
+        task: scenario.task.clone(),
+        passed,
+        failure_class,
+        message,
+        failed_step: details.failed_step.clone(),
+        screenshot: details.screenshot.clone(),
+        duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
+        cache,
+        actions: details
+            .actions
+            .iter()
+            .map(|action| ActionReport {
+                id: action.id.clone(),
+                kind: action.kind.as_str().to_owned(),
+                duration_ms: u64::try_from(action.duration.as_millis()).unwrap_or(u64::MAX),
+                screenshot: action.screenshot.clone(),
+            })
+            .collect(),
+        plan: details.plan.clone(),
+        llm_calls: details.llm_calls.clone(),
+        cost_usd,
+    }
+}
+
+/// Writes each report `reports` asks for (creating its directory); returns the paths written.
+pub fn write(reports: &Reports, suite: &SuiteReport) -> std::io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    let mut put = |path: &Option<PathBuf>, text: String| -> std::io::Result<()> {
+        if let Some(path) = path {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, text).map_err(|err| {
+                std::io::Error::new(err.kind(), format!("{}: {err}", path.display()))
+            })?;
+            written.push(path.clone());
+        }
+        Ok(())
+    };
+    if reports.junit.is_some() {
+        put(&reports.junit, junit(suite))?;
+    }
+    if reports.json.is_some() {
+        put(&reports.json, suite.json())?;
+    }
+    if reports.html.is_some() {
+        put(&reports.html, html(suite)?)?;
+    }
+    Ok(written)
 }
