@@ -9,6 +9,7 @@ use fantoccini::key::Key;
 use url::Url;
 
 use crate::browser::{BrowserError, GateMode, Probe, Session};
+use crate::fragments::{FragmentPlans, NoFragments};
 use crate::plan::{Action, ActionKind, Plan};
 use crate::secrets::SecretValue;
 use crate::signature::PageVisit;
@@ -89,6 +90,12 @@ pub enum FailureCause {
     Unresolved(String),
     /// The browser failed under the action.
     Browser(BrowserError),
+    /// A fragment the action uses failed (at one of its actions), or has no plan to run.
+    Fragment {
+        name: String,
+        action_id: Option<String>,
+        cause: Box<FailureCause>,
+    },
 }
 
 impl std::fmt::Display for FailureCause {
@@ -103,6 +110,14 @@ impl std::fmt::Display for FailureCause {
             }
             FailureCause::Refused(reason) | FailureCause::Unresolved(reason) => f.write_str(reason),
             FailureCause::Browser(err) => write!(f, "{err}"),
+            FailureCause::Fragment {
+                name,
+                action_id,
+                cause,
+            } => match action_id {
+                Some(id) => write!(f, "in fragment {name:?}, at its action {id}: {cause}"),
+                None => write!(f, "{cause}"),
+            },
         }
     }
 }
@@ -156,6 +171,7 @@ pub struct Executor<'a> {
     session: &'a Session,
     options: &'a ExecOptions,
     values: &'a dyn ValueSource,
+    fragments: &'a dyn FragmentPlans,
     /// The pages reached since the last [`Executor::take_visits`], in order.
     visits: Mutex<Vec<PageVisit>>,
 }
@@ -170,8 +186,20 @@ impl<'a> Executor<'a> {
             session,
             options,
             values,
+            fragments: &NoFragments,
             visits: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same executor, running `use` actions with these fragments' plans.
+    pub fn with_fragments(mut self, fragments: &'a dyn FragmentPlans) -> Self {
+        self.fragments = fragments;
+        self
+    }
+
+    /// Where `use` actions find their fragments.
+    pub fn fragments(&self) -> &dyn FragmentPlans {
+        self.fragments
     }
 
     /// The pages reached since the last call, each with its structural signature, in the order
@@ -387,10 +415,29 @@ impl<'a> Executor<'a> {
                     .await?;
             }
             ActionKind::Use => {
-                return Err(FailureCause::Refused(format!(
-                    "fragment {:?} cannot be run: this executor has no fragment catalogue",
-                    action.use_fragment.as_deref().unwrap_or_default()
-                )));
+                let name = required(&action.use_fragment, "use")?;
+                let in_fragment =
+                    |action_id: Option<&str>, cause: FailureCause| FailureCause::Fragment {
+                        name: name.to_owned(),
+                        action_id: action_id.map(str::to_owned),
+                        cause: Box::new(cause),
+                    };
+                let plan = self
+                    .fragments
+                    .plan(name)
+                    .map_err(|err| in_fragment(None, FailureCause::Refused(err.to_string())))?;
+                for inner in &plan.actions {
+                    if inner.kind == ActionKind::Use {
+                        let nested = FailureCause::Refused(
+                            "a fragment cannot use another fragment".to_owned(),
+                        );
+                        return Err(in_fragment(Some(&inner.id), nested));
+                    }
+                    Box::pin(self.run_action(inner))
+                        .await
+                        .map_err(|cause| in_fragment(Some(&inner.id), cause))?;
+                    self.observe().await;
+                }
             }
         }
         // Postconditions get the action's full timeout from the moment the act is done.

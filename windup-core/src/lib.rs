@@ -7,6 +7,7 @@ pub mod browser;
 pub mod cache;
 pub mod config;
 pub mod executor;
+pub mod fragments;
 pub mod harness;
 pub mod init;
 pub mod ledger;

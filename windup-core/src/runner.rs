@@ -14,6 +14,7 @@ use crate::cache::{CacheEntry, CacheError, CacheKey, PlanCache};
 use crate::config::Settings;
 use crate::config::UpdateMode;
 use crate::executor::{ActionRecord, ExecOptions, Execution, Executor, FailureCause, StepFailure};
+use crate::fragments::ProjectFragments;
 use crate::ledger::{self, CacheOutcome, Ledger, Replan, RunRecord};
 use crate::lockfile::{self, Written};
 use crate::plan::Plan;
@@ -339,7 +340,8 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
         Ok(env) => Accounts::for_scenario(settings, &env, scenario),
         Err(err) => return setup_failure(format!("scenario {:?}: {err}", scenario.id)),
     };
-    let executor = Executor::new(session, &options, &values);
+    let fragments = ProjectFragments::new(settings);
+    let executor = Executor::new(session, &options, &values).with_fragments(&fragments);
     let cache = PlanCache::new(&settings.root);
     let key = CacheKey::new(&scenario.id, &scenario.start_url);
 
@@ -425,7 +427,12 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
                 short(now)
             ));
         }
-        if matches!(source, Source::Cache(_))
+        if let FailureCause::Fragment { name, .. } = &failure.cause {
+            // The scenario's plan holds; the fragment it uses is planned again where it is used.
+            if let Err(err) = fragments.broken(name, &evidence) {
+                return setup_failure(format!("scenario {:?}: {err}", scenario.id));
+            }
+        } else if matches!(source, Source::Cache(_))
             && let Err(err) = vanished_is_fine(cache.mark_stale(&key, &evidence))
         {
             return setup_failure(format!("scenario {:?}: {err}", scenario.id));
@@ -472,7 +479,7 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
             (planned, key.with_start_sig(start_sig(&planning_pages)))
         };
         log.planned(scenario, &planned);
-        return finish_planned(
+        let finished = finish_planned(
             planned,
             &cache,
             key,
@@ -482,6 +489,7 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
             replan,
             started,
         );
+        return with_fragment_pending(finished, &fragments);
     }
 
     if settings.update == UpdateMode::No {
@@ -499,7 +507,7 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
     let planning_pages = executor.take_visits();
     log.pages.extend(planning_pages.iter().cloned());
     log.planned(scenario, &planned);
-    finish_planned(
+    let finished = finish_planned(
         planned,
         &cache,
         key.with_start_sig(start_sig(&planning_pages)),
@@ -508,7 +516,38 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
         CacheOutcome::Miss,
         replan,
         started,
-    )
+    );
+    with_fragment_pending(finished, &fragments)
+}
+
+/// A passing run that left no plan of its own for review but a fragment's says where that is.
+fn with_fragment_pending(
+    finished: (Outcome, Option<Replan>, bool),
+    fragments: &ProjectFragments,
+) -> (Outcome, Option<Replan>, bool) {
+    match finished {
+        (
+            Outcome::Passed {
+                actions,
+                cache,
+                pending: None,
+            },
+            replan,
+            gone,
+        ) => {
+            let pending = fragments.pending().first().map(|path| relative(path));
+            (
+                Outcome::Passed {
+                    actions,
+                    cache,
+                    pending,
+                },
+                replan,
+                gone,
+            )
+        }
+        other => other,
+    }
 }
 
 /// Why planning gave no plan.
@@ -567,6 +606,7 @@ async fn plan_anew(
         run_spend: pool.spend(),
         account_keys,
         redactor: Redactor::new(accounts.named()),
+        fragments: fragment_catalogue(settings),
         prompts_dir: Some(settings.root.join(".windup").join("prompts")),
     };
     let planned = planner.plan(scenario, executor).await;
@@ -587,6 +627,11 @@ async fn plan_anew(
             class: FailureClass::Step,
         },
     })
+}
+
+/// The project's fragments as a model's prompt lists them.
+fn fragment_catalogue(settings: &Settings) -> Vec<(String, String)> {
+    ProjectFragments::new(settings).catalogue()
 }
 
 /// Replays a plan, then checks the scenario's own expectations, whatever the plan was.

@@ -78,6 +78,8 @@ pub struct ModelPlanner<'a> {
     pub redactor: Redactor,
     /// Where each prompt sent is kept for review (`.windup/prompts`), if anywhere.
     pub prompts_dir: Option<PathBuf>,
+    /// The fragments a plan may `use`: id and task.
+    pub fragments: Vec<(String, String)>,
 }
 
 impl ModelPlanner<'_> {
@@ -109,7 +111,7 @@ impl ModelPlanner<'_> {
             &PlanInput {
                 scenario,
                 account_keys: &self.account_keys,
-                fragments: &[],
+                fragments: &self.fragments,
                 site_map: None,
                 page: &page,
             },

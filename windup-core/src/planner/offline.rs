@@ -10,6 +10,7 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::browser::{BrowserError, Purpose, Resolved, Unresolved};
 use crate::executor::{ActionRecord, Execution, Executor, FailureCause, Position, StepFailure};
+use crate::fragments::FragmentError;
 use crate::plan::{
     self, Action, ActionKind, GeneratedBy, Identity, PLAN_VERSION, Plan, Postcondition, Target,
 };
@@ -96,7 +97,14 @@ impl OfflinePlanner {
         let mut records: Vec<ActionRecord> = Vec::with_capacity(of);
         for (index, step) in scenario.steps.iter().enumerate().skip(actions.len()) {
             let action = self.action_for(scenario, step, index, executor).await?;
-            records.push(executor.step(&scenario.id, &action, index + 1, of).await?);
+            let record = match &step.kind {
+                StepKind::Use { fragment } => {
+                    self.use_fragment(scenario, fragment, &action, index, executor)
+                        .await?
+                }
+                _ => executor.step(&scenario.id, &action, index + 1, of).await?,
+            };
+            records.push(record);
             actions.push(action);
         }
         if let Some(last) = actions.last_mut() {
@@ -130,6 +138,49 @@ impl OfflinePlanner {
                 .await);
         }
         Ok(PlannedRun::ended(plan, records, started, executor).await)
+    }
+
+    /// Runs a `use` step: the fragment's plan when it has one; otherwise the fragment is planned
+    /// here, on the page it is used from, and its plan kept for every scenario that uses it.
+    async fn use_fragment(
+        &self,
+        scenario: &Scenario,
+        name: &str,
+        action: &Action,
+        index: usize,
+        executor: &Executor<'_>,
+    ) -> Result<ActionRecord, Box<StepFailure>> {
+        let of = scenario.steps.len();
+        let fragments = executor.fragments();
+        let failed = |cause: FailureCause| async {
+            let at = position(scenario, &action.id, index + 1, Some(ActionKind::Use));
+            let cause = FailureCause::Fragment {
+                name: name.to_owned(),
+                action_id: None,
+                cause: Box::new(cause),
+            };
+            executor.failure(at, cause).await
+        };
+        match fragments.plan(name) {
+            Ok(_) => return executor.step(&scenario.id, action, index + 1, of).await,
+            Err(FragmentError::NoPlan(_)) => {}
+            Err(err) => return Err(failed(FailureCause::Refused(err.to_string())).await),
+        }
+        let fragment = match fragments.definition(name) {
+            Ok(fragment) => fragment,
+            Err(err) => return Err(failed(FailureCause::Refused(err.to_string())).await),
+        };
+        let started = Instant::now();
+        let planned = Box::pin(self.plan_from(&fragment, executor, Vec::new(), started)).await?;
+        if let Err(err) = fragments.planned(name, &planned.plan) {
+            return Err(failed(FailureCause::Refused(err.to_string())).await);
+        }
+        Ok(ActionRecord {
+            id: action.id.clone(),
+            kind: ActionKind::Use,
+            duration: started.elapsed(),
+            screenshot: None,
+        })
     }
 
     /// The action for one step, its element resolved on the current page.
@@ -186,15 +237,8 @@ impl OfflinePlanner {
                 lookup = Some((name, within.as_deref(), Purpose::Find));
             }
             StepKind::Use { fragment } => {
-                let at = position(scenario, &id, index + 1, Some(ActionKind::Use));
-                return Err(executor
-                    .failure(
-                        at,
-                        FailureCause::Refused(format!(
-                            "fragment {fragment:?} cannot be used yet: fragments arrive with a later release"
-                        )),
-                    )
-                    .await);
+                action.kind = ActionKind::Use;
+                action.use_fragment = Some(fragment.clone());
             }
             StepKind::Expect(expectation) => {
                 action.target = Some(page_body());
