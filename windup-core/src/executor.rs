@@ -666,7 +666,7 @@ pub fn key_code(name: &str) -> Option<Key> {
 }
 
 /// A name safe to use as one path component.
-fn file_safe(name: &str) -> String {
+pub(crate) fn file_safe(name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| {

@@ -465,18 +465,8 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
             if let Err(err) = session.reset().await {
                 return setup_failure(format!("scenario {:?}: {err}", scenario.id));
             }
-            let planned = plan_anew(
-                scenario,
-                &executor,
-                settings,
-                pool,
-                &values,
-                &mut log.llm_calls,
-            )
-            .await;
-            let planning_pages = executor.take_visits();
-            log.pages.extend(planning_pages.iter().cloned());
-            (planned, key.with_start_sig(start_sig(&planning_pages)))
+            let (planned, sig) = plan_anew(scenario, &executor, settings, pool, &values, log).await;
+            (planned, key.with_start_sig(sig))
         };
         log.planned(scenario, &planned);
         let finished = finish_planned(
@@ -495,22 +485,12 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
     if settings.update == UpdateMode::No {
         return read_only(scenario, "it has no plan yet", None);
     }
-    let planned = plan_anew(
-        scenario,
-        &executor,
-        settings,
-        pool,
-        &values,
-        &mut log.llm_calls,
-    )
-    .await;
-    let planning_pages = executor.take_visits();
-    log.pages.extend(planning_pages.iter().cloned());
+    let (planned, sig) = plan_anew(scenario, &executor, settings, pool, &values, log).await;
     log.planned(scenario, &planned);
     let finished = finish_planned(
         planned,
         &cache,
-        key.with_start_sig(start_sig(&planning_pages)),
+        key.with_start_sig(sig),
         settings,
         scenario,
         CacheOutcome::Miss,
@@ -562,14 +542,30 @@ enum Unplanned {
 }
 
 /// Plans a scenario from its start page: explicit steps offline, a task alone with the
-/// configured model. Model calls are added to `calls`.
+/// configured model. The pages it reaches and its model calls go to `log`; the start page's
+/// signature comes back with the plan.
 async fn plan_anew(
     scenario: &Scenario,
     executor: &Executor<'_>,
     settings: &Settings,
     pool: &SessionPool,
     accounts: &Accounts,
-    calls: &mut Vec<ledger::LlmCall>,
+    log: &mut RunDetails,
+) -> (Result<PlannedRun, Unplanned>, Option<String>) {
+    let planned = plan_with(scenario, executor, settings, pool, accounts, log).await;
+    let pages = executor.take_visits();
+    let sig = start_sig(&pages);
+    log.pages.extend(pages);
+    (planned, sig)
+}
+
+async fn plan_with(
+    scenario: &Scenario,
+    executor: &Executor<'_>,
+    settings: &Settings,
+    pool: &SessionPool,
+    accounts: &Accounts,
+    log: &mut RunDetails,
 ) -> Result<PlannedRun, Unplanned> {
     if !scenario.steps.is_empty() {
         return OfflinePlanner
@@ -610,7 +606,7 @@ async fn plan_anew(
         prompts_dir: Some(settings.root.join(".windup").join("prompts")),
     };
     let planned = planner.plan(scenario, executor).await;
-    calls.extend(planned.calls);
+    log.llm_calls.extend(planned.calls);
     planned.planned.map_err(|failure| match failure {
         ModelPlanFailure::Step(step) => Unplanned::Step(step),
         ModelPlanFailure::Budget(message) => Unplanned::Failed {

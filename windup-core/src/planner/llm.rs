@@ -202,18 +202,7 @@ impl ModelPlanner<'_> {
         let Some(dir) = &self.prompts_dir else {
             return;
         };
-        let safe: String = scenario
-            .id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let dir = dir.join(safe);
+        let dir = dir.join(crate::executor::file_safe(&scenario.id));
         let at = OffsetDateTime::now_utc().unix_timestamp_nanos();
         let file = dir.join(format!("{at}-{}.txt", answer + 1));
         let written =
