@@ -496,3 +496,76 @@ async fn a_run_over_budget_exits_with_its_own_code() {
     assert!(out.contains("allowed 0 (`max_calls_per_run`)"), "{out}");
     assert_eq!(fake.requests().len(), 0);
 }
+
+/// `--summary`: one call for a fix suggestion per failure and one for the run's summary, each
+/// in the ledger under its own purpose, and the outcome unchanged.
+#[tokio::test]
+async fn a_summary_and_suggestions_are_extra_calls_that_change_no_outcome() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let fake = FakeProvider::start().await.unwrap();
+    let project = Project::with(&["search"]);
+    let (llm, key) = llm_toml(Wire::OpenAi, &fake, "");
+    std::fs::write(
+        project.root().join("windup.toml"),
+        format!("scenarios = \"scenarios\"\ntimeout_ms = 1500\n{llm}"),
+    )
+    .unwrap();
+    project.write(
+        "broken",
+        "task: Find a unicorn.\nstart_url: /products\nsteps:\n  - expect text \"Unicorn mug\"\n",
+    );
+    fake.push(Reply::Json(
+        json!({ "text": "The shop sells no unicorn mug; expect a product it sells." }),
+    ));
+    fake.push(Reply::Json(
+        json!({ "text": "One of two scenarios failed: broken." }),
+    ));
+    let url = shop.url().to_owned();
+    let dir = project.root().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        run_in(
+            &dir,
+            &["run", "--base-url", &url, "--summary"],
+            &[(key, "fake-key-for-tests")],
+        )
+    })
+    .await
+    .unwrap();
+    let out = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the failure still fails: {out}"
+    );
+    assert!(
+        out.contains("suggestion for broken: The shop sells no unicorn mug"),
+        "{out}"
+    );
+    assert!(
+        out.contains("summary: One of two scenarios failed: broken."),
+        "{out}"
+    );
+
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    well_formed(&requests);
+    let suggest = prompt_text(&requests[0]);
+    assert!(suggest.contains("<<<UNTRUSTED PAGE CONTENT"), "{suggest}");
+    assert!(suggest.contains("Unicorn mug"), "{suggest}");
+
+    let ledger = records(&project);
+    let purposes: Vec<(&str, &str)> = ledger
+        .iter()
+        .flat_map(|r| {
+            r.llm_calls
+                .iter()
+                .map(move |c| (r.scenario_id.as_str(), c.purpose.as_str()))
+        })
+        .collect();
+    assert_eq!(purposes, [("broken", "suggest"), ("(suite)", "summary")]);
+    let runs = ledger
+        .iter()
+        .filter(|r| r.kind == windup::ledger::RecordKind::Run)
+        .count();
+    assert_eq!(runs, 2, "the summary calls are not runs");
+}

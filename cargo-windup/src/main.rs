@@ -21,7 +21,7 @@ use windup_core::runner::{
 };
 use windup_core::scenario::Scenario;
 use windup_core::{Browser, ExecOptions, Executor};
-use windup_core::{ledger, lockfile, report, secrets};
+use windup_core::{ledger, lockfile, report, secrets, summary};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -120,6 +120,10 @@ struct SuiteArgs {
     /// Reports to write: `junit=PATH,json=PATH,html=PATH`, any of them (also WINDUP_REPORT).
     #[arg(long, value_name = "KIND=PATH,…")]
     report: Option<String>,
+    /// After the run, ask the model for a summary and a fix suggestion per failure (one call
+    /// each, within the budgets; outcomes never change).
+    #[arg(long)]
+    summary: bool,
 }
 
 /// Exit codes, as documented in docs/cli.md.
@@ -263,7 +267,7 @@ async fn run(
         })?,
     };
     let (scenarios, broken) = scenarios(&settings, filter, suite.include_ignored)?;
-    run_scenarios(&settings, &base_url, &scenarios, broken).await
+    run_scenarios(&settings, &base_url, &scenarios, broken, suite.summary).await
 }
 
 async fn demo(suite: &SuiteArgs, yes: bool) -> Result<ExitCode, Fatal> {
@@ -297,7 +301,7 @@ async fn demo(suite: &SuiteArgs, yes: bool) -> Result<ExitCode, Fatal> {
         .map_err(|e| Fatal(exit::USAGE, format!("the demo shop did not start: {e}")))?;
     println!("demo shop at {}", shop.url());
     let base_url = url::Url::parse(shop.url()).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
-    run_scenarios(&settings, &base_url, &scenarios, broken).await
+    run_scenarios(&settings, &base_url, &scenarios, broken, suite.summary).await
 }
 
 /// Runs scenarios on the configured number of workers, a line per scenario and a summary.
@@ -306,6 +310,7 @@ async fn run_scenarios(
     base_url: &url::Url,
     scenarios: &[Scenario],
     broken: usize,
+    summary: bool,
 ) -> Result<ExitCode, Fatal> {
     let started = Instant::now();
     let browser = Browser::launch(settings.browser_config())
@@ -384,6 +389,23 @@ async fn run_scenarios(
             println!("report: {}", path.display());
         }
     }
+    if summary {
+        let runs: Vec<_> = scenarios.iter().zip(&results).collect();
+        match summary::summarize(settings, pool.spend(), &runs).await {
+            Ok(summaries) => {
+                for (id, text) in &summaries.suggestions {
+                    say(format!("suggestion for {id}: {text}"));
+                }
+                if let Some(text) = &summaries.summary {
+                    say(format!("summary: {text}"));
+                }
+                for problem in &summaries.problems {
+                    say(format!("windup: {problem}"));
+                }
+            }
+            Err(problem) => say(format!("windup: no summary: {problem}")),
+        }
+    }
     let printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
     let leaks = secrets::check_run(settings, &settings.reports.paths(), &printed)
         .map_err(|e| Fatal(exit::USAGE, format!("the leak scan could not run: {e}")))?;
@@ -436,6 +458,7 @@ fn review(accept_all: bool, reject_all: bool) -> Result<ExitCode, Fatal> {
         include_ignored: false,
         headed: false,
         report: None,
+        summary: false,
     })?;
     let waiting = lockfile::pending(&settings.scenarios_dir)
         .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
@@ -669,6 +692,7 @@ async fn exec(plans: &[PathBuf], base_url: url::Url, headed: bool) -> Result<Exi
         include_ignored: false,
         headed,
         report: None,
+        summary: false,
     })?;
     let browser = Browser::launch(settings.browser_config())
         .await

@@ -21,6 +21,7 @@ pub mod scenario;
 pub mod secrets;
 pub mod signature;
 pub mod steps;
+pub mod summary;
 pub mod verifier;
 
 pub use browser::{Browser, BrowserConfig, BrowserError, Session};

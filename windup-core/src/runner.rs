@@ -818,6 +818,7 @@ fn record(
         replan,
         llm_calls: log.llm_calls.clone(),
         pages: log.pages.clone(),
+        kind: ledger::RecordKind::Run,
     };
     if let Err(err) = Ledger::new(&settings.root).append(&entry) {
         eprintln!("windup: the run ledger was not written: {err}");

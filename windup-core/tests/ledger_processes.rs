@@ -37,6 +37,7 @@ fn record(child: usize, seq: usize, run_id: String) -> RunRecord {
         replan: None,
         llm_calls: calls,
         pages: Vec::new(),
+        kind: Default::default(),
     }
 }
 

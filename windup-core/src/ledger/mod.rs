@@ -96,6 +96,27 @@ pub struct RunRecord {
     /// Every page the run reached, with its structural signature, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages: Vec<crate::signature::PageVisit>,
+    /// `summary` for the model calls made after a run (a summary, a fix suggestion): a record
+    /// that costs, but is not a run.
+    #[serde(default, skip_serializing_if = "RecordKind::is_run")]
+    pub kind: RecordKind,
+}
+
+/// What a ledger record is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// A scenario's run.
+    #[default]
+    Run,
+    /// Model calls after a run, about it.
+    Summary,
+}
+
+impl RecordKind {
+    fn is_run(&self) -> bool {
+        *self == RecordKind::Run
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

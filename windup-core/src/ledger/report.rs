@@ -117,7 +117,10 @@ pub fn costs(
         if since.is_some_and(|since| day < since) {
             continue;
         }
-        total.count_run(record.cache);
+        let is_run = record.kind == super::RecordKind::Run;
+        if is_run {
+            total.count_run(record.cache);
+        }
         // The run's own group; by model, each call's model is its group instead.
         let run_group = match by {
             GroupBy::Scenario => Some(record.scenario_id.clone()),
@@ -129,7 +132,7 @@ pub fn costs(
             None if record.llm_calls.is_empty() => BTreeSet::from([NO_MODEL.to_owned()]),
             None => record.llm_calls.iter().map(model_label).collect(),
         };
-        for group in &run_groups {
+        for group in run_groups.iter().filter(|_| is_run) {
             row(&mut groups, group).count_run(record.cache);
         }
         for call in &record.llm_calls {

@@ -29,6 +29,7 @@ fn run(scenario: &str, started: &str, cache: CacheOutcome, calls: Vec<LlmCall>) 
         replan: (cache == CacheOutcome::Replanned).then_some(Replan::Full),
         llm_calls: calls,
         pages: Vec::new(),
+        kind: Default::default(),
     }
 }
 
@@ -653,4 +654,26 @@ fn run_ids_are_unique_and_carry_the_process() {
     let parts: Vec<&str> = id.split('-').collect();
     assert_eq!(parts.len(), 3, "{id}");
     assert_eq!(parts[1], std::process::id().to_string());
+}
+
+#[test]
+fn summary_records_cost_but_are_not_runs() {
+    let mut records = history();
+    let before = costs(&records, &test_prices(), None, GroupBy::Model);
+    let mut summary = run(
+        "(suite)",
+        "2025-03-02T10:00:00Z",
+        CacheOutcome::Hit,
+        vec![call("openai", "mini", 1000, 100)],
+    );
+    summary.kind = super::RecordKind::Summary;
+    records.push(summary);
+    let after = costs(&records, &test_prices(), None, GroupBy::Model);
+    assert_eq!(after.runs, before.runs);
+    assert_eq!(after.hits, before.hits);
+    assert_eq!(after.llm_calls, before.llm_calls + 1);
+    assert!(after.total_usd > before.total_usd);
+    let line = serde_json::to_string(&records[records.len() - 1]).unwrap();
+    assert!(line.ends_with(",\"kind\":\"summary\"}"), "{line}");
+    assert!(!serde_json::to_string(&records[0]).unwrap().contains("kind"));
 }

@@ -32,10 +32,11 @@ pub struct RunSpend {
     spent: Mutex<Spent>,
 }
 
+/// Calls made and USD spent, by a scenario or a run.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-struct Spent {
-    calls: u32,
-    usd: f64,
+pub struct Spent {
+    pub calls: u32,
+    pub usd: f64,
 }
 
 impl RunSpend {
@@ -43,6 +44,87 @@ impl RunSpend {
     pub fn spent(&self) -> (u32, f64) {
         let spent = *self.spent.lock().unwrap_or_else(|p| p.into_inner());
         (spent.calls, spent.usd)
+    }
+
+    /// Counts one call that cost `usd`.
+    pub fn charge(&self, usd: f64) {
+        let mut run = self.spent.lock().unwrap_or_else(|p| p.into_inner());
+        run.calls += 1;
+        run.usd += usd;
+    }
+
+    /// Why `request` may not be sent, if it could take a budget over its limit: one more call
+    /// than allowed, or, at worst (a prompt of one token per 3 characters, the whole output
+    /// allowance), more USD than is left. `scenario` is what the scenario has spent (nothing, for
+    /// a call of the whole run).
+    pub fn check(
+        &self,
+        client: &dyn LlmClient,
+        prices: &PriceTable,
+        limits: &LlmLimits,
+        request: &Request<'_>,
+        scenario: &Spent,
+    ) -> Result<(), String> {
+        let provider = client.provider();
+        let model = client.model();
+        let today = OffsetDateTime::now_utc().date();
+        let price = match prices.price_for(provider, model, today) {
+            Some(price) => price,
+            // A local server costs nothing unless the project prices it.
+            None if provider == "openai-compatible" => crate::ledger::Price {
+                input: 0.0,
+                output: 0.0,
+            },
+            None => {
+                return Err(format!(
+                    "model {model:?} of {provider} has no price on {today}, so its cost cannot \
+                     be held to the budget; add it to windup-prices.toml (see docs/llm.md), or \
+                     choose a priced model"
+                ));
+            }
+        };
+        let chars: usize = request.prompt.system.len()
+            + request
+                .prompt
+                .messages
+                .iter()
+                .map(|m| m.text.len())
+                .sum::<usize>()
+            + request.schema.to_string().len();
+        let worst = price.cost(
+            (chars as u64).div_ceil(3),
+            u64::from(request.max_output_tokens),
+        );
+        let run = *self.spent.lock().unwrap_or_else(|p| p.into_inner());
+        if scenario.calls + 1 > limits.max_calls_per_scenario {
+            Err(format!(
+                "it would make call {} of a scenario allowed {} (`max_calls_per_scenario`)",
+                scenario.calls + 1,
+                limits.max_calls_per_scenario
+            ))
+        } else if run.calls + 1 > limits.max_calls_per_run {
+            Err(format!(
+                "it would make call {} of a run allowed {} (`max_calls_per_run`)",
+                run.calls + 1,
+                limits.max_calls_per_run
+            ))
+        } else if scenario.usd + worst > limits.max_usd_per_scenario {
+            Err(format!(
+                "it could cost up to ${worst:.4}, and the scenario has ${:.4} of its ${:.2} left \
+                 (`max_usd_per_scenario`)",
+                (limits.max_usd_per_scenario - scenario.usd).max(0.0),
+                limits.max_usd_per_scenario
+            ))
+        } else if run.usd + worst > limits.max_usd_per_run {
+            Err(format!(
+                "it could cost up to ${worst:.4}, and the run has ${:.4} of its ${:.2} left \
+                 (`max_usd_per_run`)",
+                (limits.max_usd_per_run - run.usd).max(0.0),
+                limits.max_usd_per_run
+            ))
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -133,18 +215,10 @@ impl ModelPlanner<'_> {
             self.keep_prompt(scenario, answer, &prompt);
             let called = self.client.complete(&request).await;
             let retry = (answer > 0).then_some(RetryKind::Semantic);
-            let cost = self.record(&called, retry, calls);
+            let cost = record(self.client, self.prices, "plan", &called, retry, calls);
             scenario_spent.calls += 1;
             scenario_spent.usd += cost;
-            {
-                let mut run = self
-                    .run_spend
-                    .spent
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner());
-                run.calls += 1;
-                run.usd += cost;
-            }
+            self.run_spend.charge(cost);
             let completion = called.result.map_err(ModelPlanFailure::Provider)?;
             let attempt = self
                 .try_answer(scenario, executor, &completion.text, &rules, started)
@@ -215,117 +289,29 @@ impl ModelPlanner<'_> {
         }
     }
 
-    /// Refuses the call when it could take a budget over its limit: one more call than allowed,
-    /// or, at worst (a prompt of one token per 3 characters, the whole output allowance), more
-    /// USD than is left.
+    /// Refuses the call when it could take a budget over its limit.
     fn reserve(
         &self,
         scenario: &Scenario,
         request: &Request<'_>,
         scenario_spent: &Spent,
     ) -> Result<(), ModelPlanFailure> {
-        let provider = self.client.provider();
-        let model = self.client.model();
-        let today = OffsetDateTime::now_utc().date();
-        let price = match self.prices.price_for(provider, model, today) {
-            Some(price) => price,
-            // A local server costs nothing unless the project prices it.
-            None if provider == "openai-compatible" => crate::ledger::Price {
-                input: 0.0,
-                output: 0.0,
-            },
-            None => {
-                return Err(ModelPlanFailure::Budget(format!(
-                    "scenario {:?}: model {model:?} of {provider} has no price on {today}, so its \
-                     cost cannot be held to the budget; add it to windup-prices.toml (see \
-                     docs/llm.md), or choose a priced model",
-                    scenario.id
-                )));
-            }
-        };
-        let chars: usize = request.prompt.system.len()
-            + request
-                .prompt
-                .messages
-                .iter()
-                .map(|m| m.text.len())
-                .sum::<usize>()
-            + request.schema.to_string().len();
-        let worst = price.cost(
-            (chars as u64).div_ceil(3),
-            u64::from(request.max_output_tokens),
-        );
-        let run = *self
-            .run_spend
-            .spent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let limits = self.limits;
-        let over = if scenario_spent.calls + 1 > limits.max_calls_per_scenario {
-            Some(format!(
-                "it would make call {} of a scenario allowed {} (`max_calls_per_scenario`)",
-                scenario_spent.calls + 1,
-                limits.max_calls_per_scenario
-            ))
-        } else if run.calls + 1 > limits.max_calls_per_run {
-            Some(format!(
-                "it would make call {} of a run allowed {} (`max_calls_per_run`)",
-                run.calls + 1,
-                limits.max_calls_per_run
-            ))
-        } else if scenario_spent.usd + worst > limits.max_usd_per_scenario {
-            Some(format!(
-                "it could cost up to ${worst:.4}, and the scenario has ${:.4} of its ${:.2} left \
-                 (`max_usd_per_scenario`)",
-                (limits.max_usd_per_scenario - scenario_spent.usd).max(0.0),
-                limits.max_usd_per_scenario
-            ))
-        } else if run.usd + worst > limits.max_usd_per_run {
-            Some(format!(
-                "it could cost up to ${worst:.4}, and the run has ${:.4} of its ${:.2} left \
-                 (`max_usd_per_run`)",
-                (limits.max_usd_per_run - run.usd).max(0.0),
-                limits.max_usd_per_run
-            ))
-        } else {
-            None
-        };
-        match over {
-            Some(why) => Err(ModelPlanFailure::Budget(format!(
-                "scenario {:?} ({}): the model call was not made: {why}; raise the limit under \
-                 [llm] in windup.toml, or give the scenario explicit steps",
-                scenario.id,
-                scenario.path.display()
-            ))),
-            None => Ok(()),
-        }
-    }
-
-    /// Adds a ledger entry per HTTP attempt of `called`; returns what the call cost.
-    fn record(&self, called: &Called, retry: Option<RetryKind>, calls: &mut Vec<LlmCall>) -> f64 {
-        let provider = self.client.provider();
-        let model = self.client.model();
-        let today = OffsetDateTime::now_utc().date();
-        let mut cost = 0.0;
-        for (i, attempt) in called.attempts.iter().enumerate() {
-            let call = LlmCall {
-                purpose: "plan".to_owned(),
-                provider: provider.to_owned(),
-                model: model.to_owned(),
-                input_tokens: attempt.usage.input_tokens,
-                output_tokens: attempt.usage.output_tokens,
-                latency_ms: u64::try_from(attempt.latency.as_millis()).unwrap_or(u64::MAX),
-                retry: if i == 0 {
-                    retry
-                } else {
-                    Some(RetryKind::Transient)
-                },
-                failure: attempt.failure.map(str::to_owned),
-            };
-            cost += self.prices.cost(&call, today).unwrap_or(0.0);
-            calls.push(call);
-        }
-        cost
+        self.run_spend
+            .check(
+                self.client,
+                self.prices,
+                self.limits,
+                request,
+                scenario_spent,
+            )
+            .map_err(|why| {
+                ModelPlanFailure::Budget(format!(
+                    "scenario {:?} ({}): the model call was not made: {why}; raise the limit \
+                     under [llm] in windup.toml, or give the scenario explicit steps",
+                    scenario.id,
+                    scenario.path.display()
+                ))
+            })
     }
 
     /// Turns an answer into a verified plan, or says what was wrong with it.
@@ -395,6 +381,39 @@ impl ModelPlanner<'_> {
         }
         Ok(PlannedRun::ended(plan, records, started, executor).await)
     }
+}
+
+/// Adds a ledger entry per HTTP attempt of `called`, made for `purpose`; returns what the call
+/// cost at the price table's rates (an unpriced call counts as nothing here).
+pub fn record(
+    client: &dyn LlmClient,
+    prices: &PriceTable,
+    purpose: &str,
+    called: &Called,
+    retry: Option<RetryKind>,
+    calls: &mut Vec<LlmCall>,
+) -> f64 {
+    let today = OffsetDateTime::now_utc().date();
+    let mut cost = 0.0;
+    for (i, attempt) in called.attempts.iter().enumerate() {
+        let call = LlmCall {
+            purpose: purpose.to_owned(),
+            provider: client.provider().to_owned(),
+            model: client.model().to_owned(),
+            input_tokens: attempt.usage.input_tokens,
+            output_tokens: attempt.usage.output_tokens,
+            latency_ms: u64::try_from(attempt.latency.as_millis()).unwrap_or(u64::MAX),
+            retry: if i == 0 {
+                retry
+            } else {
+                Some(RetryKind::Transient)
+            },
+            failure: attempt.failure.map(str::to_owned),
+        };
+        cost += prices.cost(&call, today).unwrap_or(0.0);
+        calls.push(call);
+    }
+    cost
 }
 
 /// Why one answer was not used.
