@@ -201,8 +201,28 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
         HELLO.replace("Hello, Ferris", "Goodbye, Ferris"),
     )
     .unwrap();
+    // Reports under `cargo test`, asked for in .env.local (read like the environment).
+    std::fs::write(
+        app.join(".env.local"),
+        "WINDUP_REPORT=junit=reports/windup.xml,json=reports/windup.json\n",
+    )
+    .unwrap();
     let broken = cargo(app, &url, &["test", "--offline", "--test", "e2e"]);
     let output = text(&broken);
+    let junit = std::fs::read_to_string(app.join("reports/windup.xml"))
+        .unwrap_or_else(|e| panic!("no JUnit report ({e}): {output}"));
+    assert!(junit.contains("<testcase name=\"hello\""), "{junit}");
+    assert!(junit.contains("<failure"), "{junit}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(app.join("reports/windup.json")).unwrap())
+            .unwrap();
+    let hello = json["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "hello")
+        .expect("hello is in the JSON report");
+    assert_eq!(hello["passed"], false);
     assert!(!broken.status.success(), "{output}");
     assert!(outcome(&output, "hello") == Some("FAILED"), "{output}");
     assert!(output.contains("failed at step 3 of 3"), "{output}");
