@@ -148,3 +148,48 @@ async fn one_fragment_replanned_once_fixes_every_scenario_that_uses_it() {
         "one re-plan fixed all three"
     );
 }
+
+#[tokio::test]
+async fn a_fragment_types_the_secrets_of_the_scenario_running_it() {
+    let project = Project::with(&[]);
+    std::fs::write(
+        project.root().join("windup.toml"),
+        "scenarios = \"scenarios\"\n[accounts.demo]\nemail = \"FRAGMENT_TEST_EMAIL\"\npassword = \"FRAGMENT_TEST_PASSWORD\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.root().join(".env.local"),
+        "FRAGMENT_TEST_EMAIL=demo@windup.test\nFRAGMENT_TEST_PASSWORD=demo-password-123\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.root().join("scenarios/fragments")).unwrap();
+    std::fs::write(
+        project.root().join("scenarios/fragments/login.yaml"),
+        LOGIN
+            .replace("steps:", "account: demo\nsteps:")
+            .replace("\"demo@windup.test\"", "account.email")
+            .replace("\"demo-password-123\"", "account.password"),
+    )
+    .unwrap();
+    project.write(
+        "orders",
+        &format!("account: demo\n{}", scenario("/orders", "Your orders")),
+    );
+    let shop = windup_shop::spawn(ShopOptions::default()).await.unwrap();
+    let settings = windup::config::Settings::load(project.root()).unwrap();
+    let browser = Browser::launch(settings.browser_config()).await.unwrap();
+    let pool = SessionPool::new(browser, 1);
+    let base: Url = shop.url().parse().unwrap();
+    let result = run_scenario(&pool, &settings, &base, &project.scenario("orders")).await;
+    pool.close().await;
+    assert_eq!(cache_outcomes(&[result]), [CacheOutcome::Miss]);
+    let plan = std::fs::read_to_string(lockfile::pending_path(
+        &project.root().join("scenarios/fragments/login.yaml"),
+    ))
+    .unwrap();
+    assert!(
+        plan.contains("\"value_ref\": \"account.password\""),
+        "{plan}"
+    );
+    assert!(!plan.contains("demo-password-123"), "{plan}");
+}
