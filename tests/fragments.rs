@@ -176,7 +176,9 @@ async fn a_fragment_types_the_secrets_of_the_scenario_running_it() {
         &format!("account: demo\n{}", scenario("/orders", "Your orders")),
     );
     let shop = windup_shop::spawn(ShopOptions::default()).await.unwrap();
-    let settings = windup::config::Settings::load(project.root()).unwrap();
+    // Loaded as a run loads it (`.env.local` included), but never read-only, even under CI.
+    let mut settings = windup::config::Settings::load(project.root()).unwrap();
+    settings.update = windup::config::UpdateMode::Auto;
     let browser = Browser::launch(settings.browser_config()).await.unwrap();
     let pool = SessionPool::new(browser, 1);
     let base: Url = shop.url().parse().unwrap();
