@@ -64,9 +64,31 @@ pub enum FailureClass {
     Budget,
 }
 
+impl FailureClass {
+    /// The class as the ledger and reports name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Step => "step",
+            FailureClass::ReadOnly => "read_only",
+            FailureClass::Setup => "setup",
+            FailureClass::Budget => "budget",
+        }
+    }
+}
+
 impl ScenarioResult {
     pub fn passed(&self) -> bool {
         matches!(self.outcome, Outcome::Passed { .. })
+    }
+
+    /// What the plan cache did: a failed run is a re-plan when it planned again after a
+    /// replay failed, a miss otherwise.
+    pub fn cache(&self) -> CacheOutcome {
+        match &self.outcome {
+            Outcome::Passed { cache, .. } => *cache,
+            Outcome::Failed { .. } if self.details.replanned => CacheOutcome::Replanned,
+            Outcome::Failed { .. } => CacheOutcome::Miss,
+        }
     }
 
     /// The failure message, when it failed.
@@ -228,15 +250,14 @@ pub async fn run_scenario(
         log.failed_step = None;
         log.screenshot = None;
     }
-    let mut result = ScenarioResult {
+    log.replanned = replan.is_some();
+    let result = ScenarioResult {
         id: scenario.id.clone(),
         duration: started.elapsed(),
         outcome,
-        details: RunDetails::default(),
+        details: log,
     };
-    log.replanned = replan.is_some();
-    record(settings, scenario, &result, &started_at, replan, &log);
-    result.details = log;
+    record(settings, &result, &started_at, replan);
     result
 }
 
@@ -782,42 +803,22 @@ fn read_only(
 
 /// One ledger record per scenario run. A ledger that cannot be written is said on stderr and
 /// does not change the outcome.
-fn record(
-    settings: &Settings,
-    scenario: &Scenario,
-    result: &ScenarioResult,
-    started_at: &str,
-    replan: Option<Replan>,
-    log: &RunDetails,
-) {
-    let (outcome, failure_class, cache) = match &result.outcome {
-        Outcome::Passed { cache, .. } => (ledger::Outcome::Passed, None, *cache),
-        Outcome::Failed { class, .. } => {
-            let name = match class {
-                FailureClass::Step => "step",
-                FailureClass::ReadOnly => "read_only",
-                FailureClass::Setup => "setup",
-                FailureClass::Budget => "budget",
-            };
-            let cache = if replan.is_some() {
-                CacheOutcome::Replanned
-            } else {
-                CacheOutcome::Miss
-            };
-            (ledger::Outcome::Failed, Some(name.to_owned()), cache)
-        }
+fn record(settings: &Settings, result: &ScenarioResult, started_at: &str, replan: Option<Replan>) {
+    let (outcome, failure_class) = match &result.outcome {
+        Outcome::Passed { .. } => (ledger::Outcome::Passed, None),
+        Outcome::Failed { class, .. } => (ledger::Outcome::Failed, Some(class.as_str().to_owned())),
     };
     let entry = RunRecord {
         run_id: ledger::new_run_id(),
-        scenario_id: scenario.id.clone(),
+        scenario_id: result.id.clone(),
         started_at: started_at.to_owned(),
         duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
         outcome,
         failure_class,
-        cache,
+        cache: result.cache(),
         replan,
-        llm_calls: log.llm_calls.clone(),
-        pages: log.pages.clone(),
+        llm_calls: result.details.llm_calls.clone(),
+        pages: result.details.pages.clone(),
         kind: ledger::RecordKind::Run,
     };
     if let Err(err) = Ledger::new(&settings.root).append(&entry) {

@@ -13,9 +13,6 @@ const SNAPSHOT_JS: &str = include_str!("js/snapshot.js");
 pub struct PageSnapshot {
     pub url: String,
     pub title: String,
-    /// Whether the document had finished loading (`readyState` complete) when it was taken.
-    #[serde(default = "loaded")]
-    pub loaded: bool,
     pub elements: Vec<ElementInfo>,
     /// An accessibility-style outline: landmarks, headings, controls and short texts, indented.
     pub outline: String,
@@ -47,10 +44,6 @@ pub struct ElementBox {
     pub y: f64,
     pub width: f64,
     pub height: f64,
-}
-
-fn loaded() -> bool {
-    true
 }
 
 impl Session {

@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use crate::config::Reports;
 use crate::ledger::{CacheOutcome, LlmCall, PriceTable};
 use crate::plan::Plan;
-use crate::runner::{FailureClass, Outcome, ScenarioResult};
+use crate::runner::{Outcome, ScenarioResult};
 use crate::scenario::Scenario;
 
 mod html;
@@ -106,21 +106,10 @@ pub fn scenario_report(
     prices: &PriceTable,
 ) -> ScenarioReport {
     let details = &result.details;
-    let (passed, failure_class, message, cache) = match &result.outcome {
-        Outcome::Passed { cache, .. } => (true, None, None, *cache),
+    let (failure_class, message) = match &result.outcome {
+        Outcome::Passed { .. } => (None, None),
         Outcome::Failed { message, class } => {
-            let class = match class {
-                FailureClass::Step => "step",
-                FailureClass::ReadOnly => "read_only",
-                FailureClass::Setup => "setup",
-                FailureClass::Budget => "budget",
-            };
-            let cache = if details.replanned {
-                CacheOutcome::Replanned
-            } else {
-                CacheOutcome::Miss
-            };
-            (false, Some(class.to_owned()), Some(message.clone()), cache)
+            (Some(class.as_str().to_owned()), Some(message.clone()))
         }
     };
     let today = OffsetDateTime::now_utc().date();
@@ -133,13 +122,13 @@ pub fn scenario_report(
         id: scenario.id.clone(),
         file: crate::runner::relative(&scenario.path),
         task: scenario.task.clone(),
-        passed,
+        passed: result.passed(),
         failure_class,
         message,
         failed_step: details.failed_step.clone(),
         screenshot: details.screenshot.clone(),
         duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
-        cache,
+        cache: result.cache(),
         actions: details
             .actions
             .iter()

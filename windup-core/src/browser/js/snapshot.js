@@ -44,4 +44,4 @@ function walk(node, depth) {
   for (const child of node.children) walk(child, next);
 }
 if (document.body) walk(document.body, 0);
-return { url: location.href, title: document.title, loaded: document.readyState === 'complete', elements, outline: lines.join('\n') };
+return { url: location.href, title: document.title, elements, outline: lines.join('\n') };
