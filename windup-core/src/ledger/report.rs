@@ -81,16 +81,9 @@ pub struct CostReport {
     pub since: Option<Date>,
     /// Sorted by group (so by date for [`GroupBy::Day`]).
     pub rows: Vec<CostRow>,
-    /// The cost of the priced calls; see `unpriced_calls`.
-    pub total_usd: f64,
-    pub runs: usize,
-    pub hits: usize,
-    pub misses: usize,
-    pub replans: usize,
-    pub llm_calls: usize,
-    pub unpriced_calls: usize,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+    /// The whole ledger in one row (group `total`). Not the sum of `rows`: by model, a run that
+    /// used two models is in two rows but counts once here.
+    pub total: CostRow,
     /// `provider/model` of every unpriced call, sorted.
     pub unpriced_models: Vec<String>,
     /// Records whose `started_at` is not a time: neither dated nor priced, left out.
@@ -106,7 +99,10 @@ pub fn costs(
     by: GroupBy,
 ) -> CostReport {
     let mut groups: BTreeMap<String, CostRow> = BTreeMap::new();
-    let mut total = CostRow::default();
+    let mut total = CostRow {
+        group: "total".to_owned(),
+        ..CostRow::default()
+    };
     let mut unpriced_models = BTreeSet::new();
     let mut undated_runs = 0;
     for record in records {
@@ -156,15 +152,7 @@ pub fn costs(
         by,
         since,
         rows: groups.into_values().collect(),
-        total_usd: total.usd,
-        runs: total.runs,
-        hits: total.hits,
-        misses: total.misses,
-        replans: total.replans,
-        llm_calls: total.llm_calls,
-        unpriced_calls: total.unpriced_calls,
-        input_tokens: total.input_tokens,
-        output_tokens: total.output_tokens,
+        total,
         unpriced_models: unpriced_models.into_iter().collect(),
         undated_runs,
     }
@@ -187,7 +175,7 @@ impl fmt::Display for CostReport {
             .since
             .map(|date| format!(" since {date}"))
             .unwrap_or_default();
-        if self.runs == 0 {
+        if self.total.runs == 0 {
             writeln!(f, "No runs recorded{since}.")?;
             return self.write_notes(f);
         }
@@ -208,21 +196,9 @@ impl fmt::Display for CostReport {
             "OUTPUT TOKENS".into(),
             "USD".into(),
         ];
-        let total = CostRow {
-            group: "total".to_owned(),
-            runs: self.runs,
-            hits: self.hits,
-            misses: self.misses,
-            replans: self.replans,
-            llm_calls: self.llm_calls,
-            unpriced_calls: self.unpriced_calls,
-            input_tokens: self.input_tokens,
-            output_tokens: self.output_tokens,
-            usd: self.total_usd,
-        };
         let mut lines = vec![header];
         lines.extend(self.rows.iter().map(cells));
-        lines.push(cells(&total));
+        lines.push(cells(&self.total));
         let mut widths = [0usize; 10];
         for line in &lines {
             for (width, cell) in widths.iter_mut().zip(line) {
@@ -250,8 +226,8 @@ impl fmt::Display for CostReport {
 
 impl CostReport {
     fn write_notes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.unpriced_calls > 0 {
-            let calls = plural(self.unpriced_calls, "model call", "model calls");
+        if self.total.unpriced_calls > 0 {
+            let calls = plural(self.total.unpriced_calls, "model call", "model calls");
             let their = if self.unpriced_models.len() == 1 {
                 "its"
             } else {

@@ -352,7 +352,7 @@ fn a_price_change_reprices_only_the_runs_after_it() {
     assert!(close(usd[2].1, after), "{usd:?}");
     assert_eq!((usd[3].0, usd[3].1), ("2025-03-02", 0.0));
     assert_eq!(report.rows[3].unpriced_calls, 1);
-    assert!(close(report.total_usd, before + after));
+    assert!(close(report.total.usd, before + after));
 
     // Correcting a price later corrects every report: nothing was stored.
     let corrected = test_prices().with_overrides(
@@ -400,15 +400,18 @@ fn costs_group_by_scenario_since_a_date() {
             ("search", 1, 0, 1, 0, 1),
         ]
     );
-    assert_eq!(report.runs, 5, "the 02-27 run is before --since");
-    assert_eq!((report.hits, report.misses, report.replans), (2, 2, 1));
-    assert_eq!(report.llm_calls, 4);
-    assert_eq!(report.input_tokens, 10_000 + 20_000 + 5_000 + 8_000);
-    assert_eq!(report.output_tokens, 1_000 + 2_000 + 500 + 700);
+    assert_eq!(report.total.runs, 5, "the 02-27 run is before --since");
+    assert_eq!(
+        (report.total.hits, report.total.misses, report.total.replans),
+        (2, 2, 1)
+    );
+    assert_eq!(report.total.llm_calls, 4);
+    assert_eq!(report.total.input_tokens, 10_000 + 20_000 + 5_000 + 8_000);
+    assert_eq!(report.total.output_tokens, 1_000 + 2_000 + 500 + 700);
     let checkout = (20_000.0 * 0.5 + 2_000.0 * 2.0 + 5_000.0 * 3.0 + 500.0 * 15.0) / 1e6;
     assert!(close(report.rows[0].usd, checkout));
     let sum: f64 = report.rows.iter().map(|r| r.usd).sum();
-    assert!(close(report.total_usd, sum));
+    assert!(close(report.total.usd, sum));
 }
 
 #[test]
@@ -429,7 +432,7 @@ fn costs_group_by_model() {
         ]
     );
     assert_eq!(
-        report.runs, 6,
+        report.total.runs, 6,
         "a run with two models is one run in the total"
     );
     let big = (5_000.0 * 3.0 + 500.0 * 15.0) / 1e6;
@@ -439,7 +442,7 @@ fn costs_group_by_model() {
 #[test]
 fn unpriced_calls_are_counted_and_named_never_free() {
     let report = costs(&history(), &test_prices(), None, GroupBy::Scenario);
-    assert_eq!(report.unpriced_calls, 1);
+    assert_eq!(report.total.unpriced_calls, 1);
     assert_eq!(report.unpriced_models, ["openai-compatible/llama3.1:8b"]);
     let search = report.rows.iter().find(|r| r.group == "search").unwrap();
     assert_eq!((search.llm_calls, search.unpriced_calls), (1, 1));
@@ -460,7 +463,7 @@ fn unpriced_calls_are_counted_and_named_never_free() {
         .unwrap(),
     );
     let report = costs(&history(), &free, None, GroupBy::Scenario);
-    assert_eq!(report.unpriced_calls, 0);
+    assert_eq!(report.total.unpriced_calls, 0);
     assert!(!report.to_string().contains("no known price"));
 }
 
@@ -470,7 +473,7 @@ fn undated_records_are_left_out_and_said() {
     records[0].started_at = "last tuesday".to_owned();
     let report = costs(&records, &test_prices(), None, GroupBy::Scenario);
     assert_eq!(report.undated_runs, 1);
-    assert_eq!(report.runs, 5);
+    assert_eq!(report.total.runs, 5);
     assert!(
         report
             .to_string()
@@ -510,7 +513,7 @@ fn tiny_costs_never_read_as_zero() {
         vec![call("openai", "mini", 10, 1)],
     )];
     let report = costs(&records, &test_prices(), None, GroupBy::Scenario);
-    assert!(report.total_usd > 0.0);
+    assert!(report.total.usd > 0.0);
     assert!(report.to_string().contains("<0.0001"), "{report}");
 }
 
@@ -669,10 +672,10 @@ fn summary_records_cost_but_are_not_runs() {
     summary.kind = super::RecordKind::Summary;
     records.push(summary);
     let after = costs(&records, &test_prices(), None, GroupBy::Model);
-    assert_eq!(after.runs, before.runs);
-    assert_eq!(after.hits, before.hits);
-    assert_eq!(after.llm_calls, before.llm_calls + 1);
-    assert!(after.total_usd > before.total_usd);
+    assert_eq!(after.total.runs, before.total.runs);
+    assert_eq!(after.total.hits, before.total.hits);
+    assert_eq!(after.total.llm_calls, before.total.llm_calls + 1);
+    assert!(after.total.usd > before.total.usd);
     let line = serde_json::to_string(&records[records.len() - 1]).unwrap();
     assert!(line.ends_with(",\"kind\":\"summary\"}"), "{line}");
     assert!(!serde_json::to_string(&records[0]).unwrap().contains("kind"));
