@@ -31,6 +31,10 @@ pub trait FragmentPlans: Send + Sync {
     fn definition(&self, name: &str) -> Result<Scenario, FragmentError>;
     /// Keeps a plan just made for fragment `name` (run and verified on the live page).
     fn planned(&self, name: &str, plan: &Plan) -> Result<(), FragmentError>;
+    /// Every fragment's id and task, for a model's prompt.
+    fn catalogue(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 /// No fragments at all: every `use` fails saying so.
@@ -116,18 +120,6 @@ impl ProjectFragments {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
-    }
-
-    /// Names of the project's fragments and their tasks, for a model's prompt.
-    pub fn catalogue(&self) -> Vec<(String, String)> {
-        let Ok(files) = scenario::discover(&self.dir) else {
-            return Vec::new();
-        };
-        files
-            .iter()
-            .filter_map(|path| scenario::load(path, &self.dir).ok())
-            .map(|fragment| (fragment.id, fragment.task))
-            .collect()
     }
 }
 
@@ -221,5 +213,16 @@ impl FragmentPlans for ProjectFragments {
             .unwrap_or_else(|p| p.into_inner())
             .remove(name);
         Ok(())
+    }
+
+    fn catalogue(&self) -> Vec<(String, String)> {
+        let Ok(files) = scenario::discover(&self.dir) else {
+            return Vec::new();
+        };
+        files
+            .iter()
+            .filter_map(|path| scenario::load(path, &self.dir).ok())
+            .map(|fragment| (fragment.id, fragment.task))
+            .collect()
     }
 }

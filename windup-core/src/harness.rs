@@ -107,6 +107,8 @@ struct Harness {
     output: std::sync::Mutex<String>,
     /// Each scenario's part of the report, when reports are asked for (`WINDUP_REPORT`).
     reported: std::sync::Mutex<Vec<report::ScenarioReport>>,
+    /// The prices reports use, read once.
+    prices: PriceTable,
     setup: std::sync::Mutex<Option<Box<dyn FnOnce() -> SetupFuture + Send>>>,
     ready: OnceCell<Result<Ready, String>>,
 }
@@ -152,12 +154,10 @@ impl Harness {
             };
             let result = run_scenario(&ready.pool, &self.settings, &ready.base_url, scenario).await;
             if !self.settings.reports.is_empty() {
-                let prices = PriceTable::for_project(&self.settings.root)
-                    .unwrap_or_else(|_| PriceTable::builtin());
                 self.reported
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push(report::scenario_report(scenario, &result, &prices));
+                    .push(report::scenario_report(scenario, &result, &self.prices));
             }
             match result.outcome {
                 Outcome::Passed {
@@ -224,6 +224,16 @@ where
             return ExitCode::from(101);
         }
     };
+    // Read only for reports. A broken price file makes their costs unknowable, not the tests
+    // wrong: say so, and price with the built-in table.
+    let prices = if settings.reports.is_empty() {
+        PriceTable::default()
+    } else {
+        PriceTable::for_project(&root).unwrap_or_else(|err| {
+            eprintln!("windup: {err}; reports use the built-in prices");
+            PriceTable::builtin()
+        })
+    };
     let make: Box<dyn FnOnce() -> SetupFuture + Send> =
         Box::new(move || Box::pin(async move { setup().await.into_setup() }));
     let harness = Arc::new(Harness {
@@ -233,6 +243,7 @@ where
         ready: OnceCell::new(),
         output: std::sync::Mutex::new(String::new()),
         reported: std::sync::Mutex::new(Vec::new()),
+        prices,
     });
     let started = std::time::Instant::now();
     let started_at = crate::ledger::started_at(time::OffsetDateTime::now_utc());

@@ -623,7 +623,7 @@ async fn plan_with(
         run_spend: pool.spend(),
         account_keys,
         redactor: Redactor::new(accounts.named()),
-        fragments: fragment_catalogue(settings),
+        fragments: executor.fragments().catalogue(),
         prompts_dir: Some(settings.root.join(".windup").join("prompts")),
     };
     let planned = planner.plan(scenario, executor).await;
@@ -644,11 +644,6 @@ async fn plan_with(
             class: FailureClass::Step,
         },
     })
-}
-
-/// The project's fragments as a model's prompt lists them.
-fn fragment_catalogue(settings: &Settings) -> Vec<(String, String)> {
-    ProjectFragments::new(settings).catalogue()
 }
 
 /// Replays a plan, then checks the scenario's own expectations, whatever the plan was.

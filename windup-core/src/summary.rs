@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use crate::config::Settings;
+use crate::config::{LlmLimits, Settings};
 use crate::ledger::{self, CacheOutcome, Ledger, LlmCall, PriceTable, RecordKind, RunRecord};
 use crate::llm::{self, LlmClient, Message, Prompt, Request, Role};
 use crate::planner::llm::{RunSpend, Spent, record};
@@ -54,6 +54,7 @@ pub async fn summarize(
     let ask = Ask {
         client: client.as_ref(),
         prices: &prices,
+        limits: &llm.limits,
         settings,
         spend,
         redactor: &redactor,
@@ -109,6 +110,7 @@ pub async fn summarize(
 struct Ask<'a> {
     client: &'a dyn LlmClient,
     prices: &'a PriceTable,
+    limits: &'a LlmLimits,
     settings: &'a Settings,
     spend: &'a RunSpend,
     redactor: &'a Redactor,
@@ -117,9 +119,6 @@ struct Ask<'a> {
 impl Ask<'_> {
     /// One call for `purpose` about `subject`, recorded in the ledger; the answer's text.
     async fn call(&self, purpose: &str, subject: &str, text: &str) -> Result<String, String> {
-        let Some(llm) = &self.settings.llm else {
-            return Err("no model is configured".to_owned());
-        };
         let prompt = Prompt {
             system: SYSTEM.to_owned(),
             messages: vec![Message {
@@ -143,7 +142,7 @@ impl Ask<'_> {
             .check(
                 self.client,
                 self.prices,
-                &llm.limits,
+                self.limits,
                 &request,
                 &Spent::default(),
             )
