@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant};
 
-use super::store::{Backoff, config, is_lock_held};
+use super::store::{Backoff, Store, config, is_lock_held};
 use super::*;
 use crate::plan::{Action, ActionKind, GeneratedBy, PLAN_VERSION, Postcondition};
 
@@ -39,8 +39,16 @@ fn cache() -> (tempfile::TempDir, PlanCache) {
     (root, cache)
 }
 
-/// Opens the sled store directly, past Windup's lock, waiting out the lingering threads of
-/// the operation before (sled lets go of its file lock a moment after a `Db` is dropped).
+/// Opens the store the way every cache operation does: Windup's lock, then sled's, waited for.
+fn open_store(cache: &PlanCache) -> Store {
+    Store::open(cache.dir(), true, Duration::from_secs(10))
+        .expect("the store opens")
+        .expect("a store, created when missing")
+}
+
+/// Opens sled alone, past Windup's lock — for the tests about what sled itself does — waiting
+/// out the lingering threads of the operation before (sled lets go of its file lock a moment
+/// after a `Db` is dropped).
 fn open_sled(dir: &std::path::Path) -> sled::Result<sled::Db> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -55,12 +63,12 @@ fn open_sled(dir: &std::path::Path) -> sled::Result<sled::Db> {
 
 /// Writes a raw value under an active key, as a damaged store would hold it.
 fn put_raw(cache: &PlanCache, key: &CacheKey, value: &[u8]) {
-    let db = open_sled(cache.dir()).expect("the store opens");
-    let active = db.open_tree("active").expect("the active tree");
-    active
+    let store = open_store(cache);
+    store
+        .active
         .insert(keys::active(key), value)
         .expect("a raw insert");
-    db.flush().expect("a flush");
+    store.close().expect("a flush");
 }
 
 #[test]
@@ -370,12 +378,13 @@ fn the_stored_value_is_the_entry_json() {
     let mut saved = entry("checkout", "/", "Buy a mug");
     saved.stats.runs = 3;
     cache.save(&saved).expect("save");
-    let db = open_sled(cache.dir()).expect("the store opens");
-    let raw = db
-        .open_tree("active")
-        .and_then(|tree| tree.get(keys::active(&saved.key)))
+    let store = open_store(&cache);
+    let raw = store
+        .active
+        .get(keys::active(&saved.key))
         .expect("a read")
         .expect("a value");
+    store.close().expect("closed");
     let value: Value = serde_json::from_slice(&raw).expect("JSON");
     insta::assert_json_snapshot!("stored_entry", value);
 }
