@@ -22,7 +22,7 @@ use crate::planner::llm::{ModelPlanFailure, ModelPlanner, RunSpend};
 use crate::planner::prompt::Redactor;
 use crate::planner::{OfflinePlanner, PlannedRun};
 use crate::scenario::Scenario;
-use crate::secrets::{Accounts, EnvFile};
+use crate::secrets::Accounts;
 use crate::signature::PageVisit;
 
 /// The outcome of one scenario.
@@ -357,10 +357,7 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
         )
     };
     let options = exec_options(settings, base_url);
-    let values = match EnvFile::load(&settings.root) {
-        Ok(env) => Accounts::for_scenario(settings, &env, scenario),
-        Err(err) => return setup_failure(format!("scenario {:?}: {err}", scenario.id)),
-    };
+    let values = Accounts::for_scenario(settings, scenario);
     let fragments = ProjectFragments::new(settings);
     let executor = Executor::new(session, &options, &values).with_fragments(&fragments);
     let cache = PlanCache::new(&settings.root);

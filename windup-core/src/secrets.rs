@@ -53,10 +53,17 @@ pub struct SecretsError {
     pub message: String,
 }
 
-/// `.env.local`'s variables, read once; the environment wins over them.
-#[derive(Debug, Default, Clone)]
+/// `.env.local`'s variables, read once with the settings; the environment wins over them.
+#[derive(Default, Clone, PartialEq, Eq)]
 pub struct EnvFile {
     vars: BTreeMap<String, String>,
+}
+
+/// The names only: the values are secrets.
+impl fmt::Debug for EnvFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.vars.keys()).finish()
+    }
 }
 
 impl EnvFile {
@@ -114,12 +121,12 @@ pub struct Accounts {
 impl Accounts {
     /// The values of the scenario's account (none without one); keys whose variable is unset
     /// are left out, so a step that types one fails saying so.
-    pub fn for_scenario(settings: &Settings, env: &EnvFile, scenario: &Scenario) -> Self {
+    pub fn for_scenario(settings: &Settings, scenario: &Scenario) -> Self {
         let values = scenario
             .account
             .as_ref()
             .and_then(|name| settings.accounts.get(name))
-            .map(|keys| resolve(keys, env))
+            .map(|keys| resolve(keys, &settings.env_file))
             .unwrap_or_default();
         Self { values }
     }
@@ -149,10 +156,10 @@ fn resolve(keys: &BTreeMap<String, String>, env: &EnvFile) -> BTreeMap<String, S
 
 /// Every secret a run may hold, named for a person (`accounts.demo.password`): each configured
 /// account value and the model provider's key.
-pub fn all(settings: &Settings, env: &EnvFile) -> Vec<(String, SecretValue)> {
+pub fn all(settings: &Settings) -> Vec<(String, SecretValue)> {
     let mut all = Vec::new();
     for (account, keys) in &settings.accounts {
-        for (key, value) in resolve(keys, env) {
+        for (key, value) in resolve(keys, &settings.env_file) {
             all.push((format!("accounts.{account}.{key}"), value));
         }
     }
@@ -246,19 +253,10 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
 
 /// The leak scan after a run: every secret the project configures, searched for in what Windup
 /// wrote (see [`written_paths`]), in `extra` files (reports) and in the run's `output`.
-pub fn check_run(
-    settings: &Settings,
-    extra: &[PathBuf],
-    output: &str,
-) -> Result<Vec<Leak>, SecretsError> {
-    let env = EnvFile::load(&settings.root)?;
+pub fn check_run(settings: &Settings, extra: &[PathBuf], output: &str) -> Vec<Leak> {
     let mut paths = written_paths(settings);
     paths.extend(extra.iter().cloned());
-    Ok(scan(
-        &paths,
-        &[("the run's output", output)],
-        &all(settings, &env),
-    ))
+    scan(&paths, &[("the run's output", output)], &all(settings))
 }
 
 /// What Windup writes in a project: `.windup/` (cache, ledger, prompts, screenshots) and the
@@ -313,6 +311,11 @@ mod tests {
             Some("quoted value")
         );
         assert_eq!(env.var("WINDUP_TEST_SECRET_MISSING"), None);
+        assert_eq!(
+            format!("{env:?}"),
+            "{\"WINDUP_TEST_SECRET_A\", \"WINDUP_TEST_SECRET_B\"}",
+            "names, never values"
+        );
         assert!(
             EnvFile::load(&dir.path().join("nowhere"))
                 .unwrap()

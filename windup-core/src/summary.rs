@@ -16,7 +16,7 @@ use crate::planner::llm::{RunSpend, Spent, record};
 use crate::planner::prompt::{Redactor, fence};
 use crate::runner::{FailureClass, Outcome, ScenarioResult};
 use crate::scenario::Scenario;
-use crate::secrets::{self, EnvFile};
+use crate::secrets;
 
 /// What the model wrote, and what kept it from writing the rest.
 #[derive(Debug, Default)]
@@ -49,8 +49,7 @@ pub async fn summarize(
     };
     let client = llm::client(llm).map_err(|err| err.to_string())?;
     let prices = PriceTable::for_project(&settings.root).map_err(|err| err.to_string())?;
-    let env = EnvFile::load(&settings.root).map_err(|err| err.to_string())?;
-    let redactor = Redactor::new(secrets::all(settings, &env));
+    let redactor = Redactor::new(secrets::all(settings));
     let ask = Ask {
         client: client.as_ref(),
         prices: &prices,

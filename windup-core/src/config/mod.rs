@@ -73,6 +73,9 @@ pub struct Settings {
     pub update: UpdateMode,
     /// Reports to write after a run (`WINDUP_REPORT`, or `cargo windup run --report`).
     pub reports: Reports,
+    /// `.env.local`, as [`Settings::load`] read it (empty otherwise): where account values the
+    /// environment lacks are found.
+    pub env_file: crate::secrets::EnvFile,
 }
 
 /// Which reports a run writes, and where.
@@ -292,7 +295,10 @@ impl Settings {
             path: err.path.clone(),
             message: err.message.clone(),
         })?;
-        Settings::from_parts(root, text.as_deref(), &|name: &str| file.var(name))
+        let mut settings =
+            Settings::from_parts(root, text.as_deref(), &|name: &str| file.var(name))?;
+        settings.env_file = file;
+        Ok(settings)
     }
 
     /// The same with the file's text and the environment given (tests pin both).
@@ -533,6 +539,7 @@ impl File<'_> {
             artifacts_dir: root.join(".windup").join("artifacts"),
             reports: Reports::default(),
             update: UpdateMode::Auto,
+            env_file: Default::default(),
         })
     }
 

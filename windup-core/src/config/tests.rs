@@ -86,6 +86,7 @@ fn defaults_without_a_file() {
             artifacts_dir: PathBuf::from("proj/.windup/artifacts"),
             update: UpdateMode::Auto,
             reports: Reports::default(),
+            env_file: Default::default(),
         }
     );
     // An empty file is the defaults too.
