@@ -5,7 +5,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Output;
 
-use common::{run_in, text};
+use common::{Project, run_in, text};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -120,14 +120,9 @@ fn the_demo_says_when_the_browser_is_missing_and_how_to_install_it() {
 
 #[test]
 fn review_shows_each_pending_plan_and_accepts_or_rejects_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let scenarios = dir.path().join("scenarios");
-    std::fs::create_dir_all(&scenarios).unwrap();
-    std::fs::write(
-        dir.path().join("windup.toml"),
-        "scenarios = \"scenarios\"\n",
-    )
-    .unwrap();
+    let project = Project::with(&[]);
+    let dir = &project.dir;
+    let scenarios = project.root().join("scenarios");
     let plan = std::fs::read_to_string(repo().join("tests/fixtures/checkout.plan.json")).unwrap();
     for name in ["accepted", "rejected"] {
         std::fs::write(
@@ -199,14 +194,9 @@ fn review_shows_each_pending_plan_and_accepts_or_rejects_it() {
 async fn cache_and_costs_show_what_runs_did() {
     let shop = windup_shop::spawn(Default::default()).await.unwrap();
     let url = shop.url().to_owned();
-    let dir = tempfile::tempdir().unwrap();
-    let scenarios = dir.path().join("scenarios");
-    std::fs::create_dir_all(&scenarios).unwrap();
-    std::fs::write(
-        dir.path().join("windup.toml"),
-        "scenarios = \"scenarios\"\n",
-    )
-    .unwrap();
+    let project = Project::with(&[]);
+    let dir = &project.dir;
+    let scenarios = project.root().join("scenarios");
     std::fs::copy(
         repo().join("scenarios/login.yaml"),
         scenarios.join("login.yaml"),
