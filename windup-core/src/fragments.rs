@@ -29,8 +29,8 @@ pub trait FragmentPlans: Send + Sync {
     fn plan(&self, name: &str) -> Result<Plan, FragmentError>;
     /// The fragment itself, to plan it.
     fn definition(&self, name: &str) -> Result<Scenario, FragmentError>;
-    /// Keeps a plan just made for fragment `name` (run and verified on the live page).
-    fn planned(&self, name: &str, plan: &Plan) -> Result<(), FragmentError>;
+    /// Keeps a plan just made for `fragment` (run and verified on the live page).
+    fn planned(&self, fragment: &Scenario, plan: &Plan) -> Result<(), FragmentError>;
     /// Every fragment's id and task, for a model's prompt.
     fn catalogue(&self) -> Vec<(String, String)> {
         Vec::new()
@@ -50,8 +50,8 @@ impl FragmentPlans for NoFragments {
         Err(FragmentError::Unavailable(name.to_owned()))
     }
 
-    fn planned(&self, name: &str, _plan: &Plan) -> Result<(), FragmentError> {
-        Err(FragmentError::Unavailable(name.to_owned()))
+    fn planned(&self, fragment: &Scenario, _plan: &Plan) -> Result<(), FragmentError> {
+        Err(FragmentError::Unavailable(fragment.id.clone()))
     }
 }
 
@@ -165,6 +165,12 @@ impl FragmentPlans for ProjectFragments {
         }
         let fragment = scenario::load(&path, &self.dir)
             .map_err(|err| FragmentError::Invalid(err.to_string()))?;
+        if fragment.id != name {
+            return Err(FragmentError::Invalid(format!(
+                "{}: a fragment is named by its file, so its `id:` must be {name:?} or left out",
+                path.display()
+            )));
+        }
         if fragment.steps.is_empty() {
             return Err(FragmentError::Invalid(format!(
                 "{}: a fragment needs explicit `steps:`",
@@ -186,8 +192,8 @@ impl FragmentPlans for ProjectFragments {
         Ok(fragment)
     }
 
-    fn planned(&self, name: &str, plan: &Plan) -> Result<(), FragmentError> {
-        let fragment = self.definition(name)?;
+    fn planned(&self, fragment: &Scenario, plan: &Plan) -> Result<(), FragmentError> {
+        let name = fragment.id.as_str();
         let store = |message: String| FragmentError::Store {
             name: name.to_owned(),
             message,

@@ -172,7 +172,7 @@ impl OfflinePlanner {
         };
         let started = Instant::now();
         let planned = Box::pin(self.plan_from(&fragment, executor, Vec::new(), started)).await?;
-        if let Err(err) = fragments.planned(name, &planned.plan) {
+        if let Err(err) = fragments.planned(&fragment, &planned.plan) {
             return Err(failed(FailureCause::Refused(err.to_string())).await);
         }
         Ok(ActionRecord {
