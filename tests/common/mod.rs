@@ -13,6 +13,8 @@ use windup::scenario::{self, Scenario};
 use windup::{Browser, BrowserConfig, ExecOptions, Executor, Session};
 use windup_shop::{RunningShop, ShopOptions};
 
+pub mod patterns;
+
 pub struct Rig {
     pub shop: RunningShop,
     pub options: ExecOptions,

@@ -90,6 +90,9 @@ pub enum FailureCause {
     Unresolved(String),
     /// The browser failed under the action.
     Browser(BrowserError),
+    /// A page could not be opened: the site is not reachable, or the start page answered with
+    /// an HTTP error. No step is resolved on such a page.
+    Navigation(String),
     /// A fragment the action uses failed (at one of its actions), or has no plan to run.
     Fragment {
         name: String,
@@ -108,7 +111,9 @@ impl std::fmt::Display for FailureCause {
                 let lines: Vec<String> = unmet.iter().map(ToString::to_string).collect();
                 f.write_str(&lines.join("; "))
             }
-            FailureCause::Refused(reason) | FailureCause::Unresolved(reason) => f.write_str(reason),
+            FailureCause::Refused(reason)
+            | FailureCause::Unresolved(reason)
+            | FailureCause::Navigation(reason) => f.write_str(reason),
             FailureCause::Browser(err) => write!(f, "{err}"),
             FailureCause::Fragment {
                 name,
@@ -272,10 +277,15 @@ impl<'a> Executor<'a> {
     ) -> Result<(), Box<StepFailure>> {
         let opening = async {
             let url = self.resolve_url(start_url)?;
-            self.session
-                .goto(url.as_str())
-                .await
-                .map_err(FailureCause::Browser)
+            self.session.goto(url.as_str()).await.map_err(navigation)?;
+            match self.session.http_status().await.map_err(navigation)? {
+                Some(status) if status >= 400 => Err(FailureCause::Navigation(format!(
+                    "the start page {url} answered HTTP {status} ({}): check the scenario's \
+                     start_url and the base URL",
+                    http_reason(status)
+                ))),
+                _ => Ok(()),
+            }
         };
         match opening.await {
             Ok(()) => {
@@ -348,13 +358,35 @@ impl<'a> Executor<'a> {
             .unwrap_or(self.options.default_timeout);
         let started = Instant::now();
         let deadline = started + timeout;
+        let acted = self.act(action, deadline, started).await;
+        // Whatever happened inside a frame, what follows looks at the page itself.
+        let left = self.session.leave_frames().await;
+        acted?;
+        left.map_err(FailureCause::Browser)?;
+        // Postconditions get the action's full timeout from the moment the act is done.
+        let verify_deadline = Instant::now() + timeout;
+        verifier::verify(
+            self.session,
+            &self.options.base_url,
+            &action.expect,
+            verify_deadline,
+        )
+        .await
+        .map_err(FailureCause::Browser)?
+        .map_err(FailureCause::Unmet)
+    }
+
+    /// Carries out an action once its element is actionable, before its postconditions.
+    async fn act(
+        &self,
+        action: &Action,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<(), FailureCause> {
         match action.kind {
             ActionKind::Goto => {
                 let url = self.resolve_url(required(&action.url, "url")?)?;
-                self.session
-                    .goto(url.as_str())
-                    .await
-                    .map_err(FailureCause::Browser)?;
+                self.session.goto(url.as_str()).await.map_err(navigation)?;
             }
             ActionKind::Click => {
                 self.click(action, GateMode::Click, deadline, started)
@@ -414,6 +446,15 @@ impl<'a> Executor<'a> {
                 self.gate(action, GateMode::Visible, deadline, started)
                     .await?;
             }
+            ActionKind::Hover => {
+                let element = self
+                    .gate(action, GateMode::Hover, deadline, started)
+                    .await?;
+                self.session
+                    .hover(&element)
+                    .await
+                    .map_err(FailureCause::Browser)?;
+            }
             ActionKind::Use => {
                 let name = required(&action.use_fragment, "use")?;
                 let in_fragment =
@@ -440,17 +481,7 @@ impl<'a> Executor<'a> {
                 }
             }
         }
-        // Postconditions get the action's full timeout from the moment the act is done.
-        let verify_deadline = Instant::now() + timeout;
-        verifier::verify(
-            self.session,
-            &self.options.base_url,
-            &action.expect,
-            verify_deadline,
-        )
-        .await
-        .map_err(FailureCause::Browser)?
-        .map_err(FailureCause::Unmet)
+        Ok(())
     }
 
     /// Clicks once the element is actionable. A click that loses a race with the page (the
@@ -493,7 +524,13 @@ impl<'a> Executor<'a> {
             .as_ref()
             .ok_or_else(|| FailureCause::Refused("the action has no target".into()))?;
         self.session
-            .wait_actionable(&target.selector, mode, Some(&target.identity), deadline)
+            .wait_actionable_in(
+                &target.frames,
+                &target.selector,
+                mode,
+                Some(&target.identity),
+                deadline,
+            )
             .await
             .map_err(FailureCause::Browser)?
             .map_err(|probe| FailureCause::NotActionable {
@@ -636,6 +673,22 @@ impl<'a> Position<'a> {
             selector: None,
         }
     }
+}
+
+/// A browser error, with a page the browser could not open told apart.
+fn navigation(err: BrowserError) -> FailureCause {
+    match err {
+        BrowserError::Navigation(unreachable) => FailureCause::Navigation(unreachable.to_string()),
+        err => FailureCause::Browser(err),
+    }
+}
+
+/// The reason phrase of an HTTP error status.
+fn http_reason(status: u16) -> &'static str {
+    http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("an error")
 }
 
 fn required<'v>(value: &'v Option<String>, field: &str) -> Result<&'v str, FailureCause> {

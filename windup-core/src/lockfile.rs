@@ -355,16 +355,19 @@ mod tests {
     fn plan(button: &str) -> Plan {
         let mut click = Action::new("s1", ActionKind::Click);
         click.target = Some(Target {
+            frames: Vec::new(),
             selector: format!("[data-testid=\"{button}\"]"),
             identity: Identity {
                 tag: "button".into(),
                 role: Some("button".into()),
                 name: Some("Add to cart".into()),
                 label: None,
+                within: None,
             },
         });
         let mut password = Action::new("s2", ActionKind::Fill);
         password.target = Some(Target {
+            frames: Vec::new(),
             selector: "#password".into(),
             identity: Identity {
                 tag: "input".into(),

@@ -62,6 +62,9 @@ pub enum FailureClass {
     Setup,
     /// Planning needed a model call that would have gone over a budget.
     Budget,
+    /// The site could not be opened (not reachable, or its start page answered an HTTP error):
+    /// nothing about the scenario was tried.
+    Navigation,
 }
 
 impl FailureClass {
@@ -72,6 +75,7 @@ impl FailureClass {
             FailureClass::ReadOnly => "read_only",
             FailureClass::Setup => "setup",
             FailureClass::Budget => "budget",
+            FailureClass::Navigation => "navigation",
         }
     }
 }
@@ -433,6 +437,19 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
                 true,
             );
         }
+        // A site that is down says nothing about the plan: it stays active, and nothing is
+        // planned on the browser's error page.
+        if matches!(failure.cause, FailureCause::Navigation(_)) {
+            let message = explain(scenario, &failure);
+            return (
+                Outcome::Failed {
+                    message,
+                    class: FailureClass::Navigation,
+                },
+                None,
+                false,
+            );
+        }
         let mut evidence = explain(scenario, &failure);
         if let Source::Cache(Some(planned)) = &source
             && let Some(now) = &key.start_sig
@@ -668,6 +685,14 @@ fn plan_follows_steps(plan: &Plan, scenario: &Scenario, kept: usize) -> bool {
             .all(|(i, action)| action.id == format!("s{}", i + 1))
 }
 
+/// The class of a step failure: a page that could not be opened is not the scenario's fault.
+fn class_of(failure: &StepFailure) -> FailureClass {
+    match failure.cause {
+        FailureCause::Navigation(_) => FailureClass::Navigation,
+        _ => FailureClass::Step,
+    }
+}
+
 /// The signature of the page a run started on.
 fn start_sig(pages: &[PageVisit]) -> Option<String> {
     pages.first().map(|page| page.sig.clone())
@@ -714,7 +739,7 @@ fn finish_planned(
             );
             let outcome = Outcome::Failed {
                 message: explain(scenario, &failure),
-                class: FailureClass::Step,
+                class: class_of(&failure),
             };
             return (outcome, replan, gone);
         }

@@ -25,17 +25,26 @@ impl std::fmt::Display for Unmet {
 
 /// A postcondition in words: `text_visible "Thank you"`.
 pub fn describe(condition: &Postcondition) -> String {
-    match condition {
-        Postcondition::ElementVisible { selector } => format!("element_visible {selector}"),
-        Postcondition::ElementHidden { selector } => format!("element_hidden {selector}"),
+    let described = match condition {
+        Postcondition::ElementVisible { selector, .. } => format!("element_visible {selector}"),
+        Postcondition::ElementHidden { selector, .. } => format!("element_hidden {selector}"),
         Postcondition::TextVisible { text } => format!("text_visible {text:?}"),
         Postcondition::TextAbsent { text } => format!("text_absent {text:?}"),
         Postcondition::UrlMatches { pattern } => format!("url_matches {pattern}"),
-        Postcondition::InputValue { selector, value } => {
+        Postcondition::InputValue {
+            selector, value, ..
+        } => {
             format!("input_value {selector} = {value:?}")
         }
+    };
+    match condition.frames() {
+        [] => described,
+        frames => format!("{described} (in the frame {})", frames.join(" > ")),
     }
 }
+
+/// The page checks of one frame chain, each with the index of its condition.
+type CheckGroup<'a> = (&'a [String], Vec<(usize, Value)>);
 
 /// Polls until every condition holds (`Ok(Ok)`) or the deadline passes (`Ok(Err(unmet))`).
 pub async fn verify(
@@ -47,12 +56,19 @@ pub async fn verify(
     if conditions.is_empty() {
         return Ok(Ok(()));
     }
-    let page_checks: Vec<(usize, Value)> = conditions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| page_check(c).map(|v| (i, v)))
-        .collect();
-    let wire: Vec<Value> = page_checks.iter().map(|(_, v)| v.clone()).collect();
+    // Page checks, one script per frame chain: the page's own first, in one call.
+    let mut groups: Vec<CheckGroup<'_>> = Vec::new();
+    for (i, condition) in conditions.iter().enumerate() {
+        let Some(check) = page_check(condition) else {
+            continue;
+        };
+        let frames = condition.frames();
+        match groups.iter_mut().find(|(f, _)| *f == frames) {
+            Some((_, checks)) => checks.push((i, check)),
+            None => groups.push((frames, vec![(i, check)])),
+        }
+    }
+    groups.sort_by_key(|(frames, _)| !frames.is_empty());
     loop {
         let mut unmet = Vec::new();
         let url_conditions = conditions.iter().filter_map(|c| match c {
@@ -73,9 +89,10 @@ pub async fn verify(
             }
         }
         let url_failed = !unmet.is_empty();
-        if !wire.is_empty() {
-            let answers = session.check(&wire).await?;
-            for ((index, _), answer) in page_checks.iter().zip(answers) {
+        for (frames, checks) in &groups {
+            let wire: Vec<Value> = checks.iter().map(|(_, v)| v.clone()).collect();
+            let answers = session.check_in(frames, &wire).await?;
+            for ((index, _), answer) in checks.iter().zip(answers) {
                 if !answer.ok {
                     unmet.push(Unmet {
                         condition: conditions[*index].clone(),
@@ -90,7 +107,7 @@ pub async fn verify(
         if Instant::now() >= deadline {
             return Ok(Err(unmet));
         }
-        if url_failed && wire.is_empty() {
+        if url_failed && groups.is_empty() {
             session.wait_for_change().await;
         }
     }
@@ -98,15 +115,17 @@ pub async fn verify(
 
 fn page_check(condition: &Postcondition) -> Option<Value> {
     Some(match condition {
-        Postcondition::ElementVisible { selector } => {
+        Postcondition::ElementVisible { selector, .. } => {
             json!({ "kind": "element_visible", "selector": selector })
         }
-        Postcondition::ElementHidden { selector } => {
+        Postcondition::ElementHidden { selector, .. } => {
             json!({ "kind": "element_hidden", "selector": selector })
         }
         Postcondition::TextVisible { text } => json!({ "kind": "text_visible", "text": text }),
         Postcondition::TextAbsent { text } => json!({ "kind": "text_absent", "text": text }),
-        Postcondition::InputValue { selector, value } => {
+        Postcondition::InputValue {
+            selector, value, ..
+        } => {
             json!({ "kind": "input_value", "selector": selector, "value": value })
         }
         Postcondition::UrlMatches { .. } => return None,

@@ -110,15 +110,18 @@ fn tagged_plan(scenario_id: &str, tag: &str, actions: usize) -> Plan {
             let mut fill = Action::new(format!("a{index}"), ActionKind::Fill);
             fill.value = Some(format!("{tag}/{index}"));
             fill.target = Some(windup_core::plan::Target {
+                frames: Vec::new(),
                 selector: format!("form#checkout [data-testid=\"field-{index}\"] > input.text"),
                 identity: windup_core::plan::Identity {
                     tag: "input".to_owned(),
                     role: Some("textbox".to_owned()),
                     name: Some(format!("Field number {index} of the checkout form")),
                     label: None,
+                    within: None,
                 },
             });
             fill.expect = vec![Postcondition::InputValue {
+                frames: Vec::new(),
                 selector: format!("[data-testid=\"field-{index}\"] input"),
                 value: format!("{tag}/{index}"),
             }];

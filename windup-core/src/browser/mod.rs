@@ -14,7 +14,8 @@ use fantoccini::wd::Capabilities;
 use serde_json::{Value, json};
 
 pub use page::{Actionable, GateMode, Probe, ProbeState};
-pub use resolve::{Purpose, Resolved, Unresolved};
+pub use resolve::{Naming, Purpose, Resolved, Unresolved};
+
 pub use snapshot::{ElementBox, ElementInfo, PageSnapshot};
 
 use driver::DriverProcess;
@@ -105,6 +106,70 @@ pub enum BrowserError {
     Command { during: String, reason: String },
     #[error("an injected page script returned something unexpected during {during}: {value}")]
     Script { during: String, value: String },
+    /// The browser could not open a page: it shows its own error page instead.
+    #[error("{0}")]
+    Navigation(Unreachable),
+}
+
+/// A page the browser could not open, with the network error it gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreachable {
+    pub url: String,
+    /// Chromium's error code, such as `ERR_CONNECTION_REFUSED`.
+    pub code: String,
+}
+
+impl Unreachable {
+    /// The cause in words, and what to do about it.
+    fn cause(&self) -> (&'static str, &'static str) {
+        let code = self.code.as_str();
+        match code {
+            "ERR_CONNECTION_REFUSED" => ("connection refused", "is the server running?"),
+            "ERR_NAME_NOT_RESOLVED" | "ERR_NAME_RESOLUTION_FAILED" => (
+                "the host name does not resolve (DNS)",
+                "check the host in the base URL",
+            ),
+            "ERR_CONNECTION_TIMED_OUT" | "ERR_TIMED_OUT" => (
+                "the connection timed out",
+                "is the server up and reachable from here?",
+            ),
+            "ERR_CONNECTION_RESET" | "ERR_CONNECTION_CLOSED" | "ERR_EMPTY_RESPONSE" => (
+                "the server closed the connection without an answer",
+                "is it the right port, and does the server speak HTTP there?",
+            ),
+            "ERR_ADDRESS_UNREACHABLE" | "ERR_INTERNET_DISCONNECTED" | "ERR_NETWORK_CHANGED" => (
+                "the network cannot reach it",
+                "check the base URL and the network",
+            ),
+            "ERR_UNSAFE_PORT" => (
+                "Chromium refuses to open this port, which it deems unsafe",
+                "serve the site on another port",
+            ),
+            "ERR_SSL_PROTOCOL_ERROR" | "ERR_SSL_VERSION_OR_CIPHER_MISMATCH" => (
+                "the TLS handshake failed",
+                "does the server speak HTTPS on this port? try http://",
+            ),
+            c if c.starts_with("ERR_CERT_") => (
+                "its TLS certificate is not trusted",
+                "use a trusted certificate, or http:// for a local server",
+            ),
+            _ => (
+                "the browser could not load it",
+                "check the URL and the server",
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (cause, next) = self.cause();
+        write!(
+            f,
+            "the site at {} is not reachable ({cause}, {}): {next}",
+            self.url, self.code
+        )
+    }
 }
 
 impl BrowserError {
@@ -265,6 +330,8 @@ pub struct Session {
     /// Origins this session has visited since its last reset, whose storage reset clears.
     visited: std::sync::Mutex<std::collections::BTreeSet<String>>,
     chromium: bool,
+    /// Whether the session may be inside a frame rather than on the page itself.
+    framed: std::sync::atomic::AtomicBool,
     _profile: tempfile::TempDir,
 }
 
@@ -274,6 +341,7 @@ impl Session {
             client,
             visited: Default::default(),
             chromium,
+            framed: Default::default(),
             _profile: profile,
         }
     }
@@ -285,12 +353,60 @@ impl Session {
 
     /// Navigates and waits for the page to load.
     pub async fn goto(&self, url: &str) -> Result<(), BrowserError> {
-        self.client
-            .goto(url)
-            .await
-            .map_err(|e| BrowserError::command(format!("goto {url}"), e))?;
+        self.leave_frames().await?;
+        let opened = self.client.goto(url).await;
+        // chromedriver reports some network errors as a failed command and shows others only as
+        // its error page: either way the browser's error page is what is open now.
+        let code = match &opened {
+            Err(err) => err
+                .to_string()
+                .split("net::")
+                .nth(1)
+                .map(|rest| {
+                    rest.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                        .next()
+                        .unwrap_or("")
+                        .to_owned()
+                })
+                .filter(|code| code.starts_with("ERR_")),
+            Ok(()) => None,
+        };
+        let code = match code {
+            Some(code) => Some(code),
+            None if opened.is_ok() => self.error_page_code().await,
+            None => None,
+        };
+        if let Some(code) = code {
+            return Err(BrowserError::Navigation(Unreachable {
+                url: url.to_owned(),
+                code,
+            }));
+        }
+        opened.map_err(|e| BrowserError::command(format!("goto {url}"), e))?;
         self.remember_origin(url);
         Ok(())
+    }
+
+    /// The network error code of the browser's own error page, when that is the open page.
+    async fn error_page_code(&self) -> Option<String> {
+        let script = "return location.href.startsWith('chrome-error:') \
+            ? ((document.querySelector('.error-code') || {}).innerText || 'ERR_FAILED').trim() : null;";
+        let answer = self
+            .execute("check the page loaded", script, vec![])
+            .await
+            .ok()?;
+        answer.as_str().map(str::to_owned)
+    }
+
+    /// The HTTP status the current page's document was served with, when the browser tells it
+    /// (Navigation Timing's `responseStatus`).
+    pub async fn http_status(&self) -> Result<Option<u16>, BrowserError> {
+        let script = "const nav = performance.getEntriesByType('navigation')[0]; \
+            return nav && nav.responseStatus ? nav.responseStatus : null;";
+        let answer = self
+            .execute("read the page's HTTP status", script, vec![])
+            .await?;
+        Ok(answer.as_u64().and_then(|s| u16::try_from(s).ok()))
     }
 
     /// The current URL.
@@ -331,6 +447,22 @@ impl Session {
             .map_err(|e| BrowserError::command(during, e))
     }
 
+    /// Moves the pointer over an element that passed the gate, as a person hovers it.
+    pub async fn hover(&self, element: &Actionable) -> Result<(), BrowserError> {
+        use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+        let mouse =
+            MouseActions::new("windup-mouse".to_owned()).then(PointerAction::MoveToElement {
+                element: element.element.clone(),
+                duration: None,
+                x: 0.0,
+                y: 0.0,
+            });
+        self.client
+            .perform_actions(mouse)
+            .await
+            .map_err(|e| BrowserError::command(format!("hover {}", element.described), e))
+    }
+
     /// A PNG of the viewport, written to `path` (parent directories created).
     pub async fn screenshot(&self, path: &Path) -> Result<(), BrowserError> {
         let png = self
@@ -353,6 +485,7 @@ impl Session {
     /// Back to a blank slate, the WebDriver analogue of a fresh browser context: storage of the
     /// current page, every cookie, the storage of every origin visited, then `about:blank`.
     pub async fn reset(&self) -> Result<(), BrowserError> {
+        self.leave_frames().await?;
         self.execute(
             "reset storage",
             "try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}",
@@ -389,6 +522,12 @@ impl Session {
             .map_err(|e| BrowserError::command("close the session", e))
     }
 
+    /// Sets whether the session is inside a frame, answering whether it was.
+    pub(crate) fn in_frame(&self, framed: bool) -> bool {
+        self.framed
+            .swap(framed, std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Records the origin of a URL the session is on, so that reset can clear its storage.
     pub(crate) fn remember_origin(&self, url: &str) {
         if let Ok(parsed) = url::Url::parse(url) {
@@ -408,6 +547,25 @@ impl Session {
             .issue_cmd(CdpCommand { cmd, params })
             .await
             .map_err(|e| BrowserError::command(cmd, e))
+    }
+}
+
+/// WebDriver's Switch To Frame with a null id: back to the top-level browsing context, which
+/// fantoccini offers only as a step to the parent.
+#[derive(Debug)]
+struct TopFrame;
+
+impl fantoccini::wd::WebDriverCompatibleCommand for TopFrame {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}/frame", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(json!({ "id": null }).to_string()))
     }
 }
 

@@ -22,6 +22,8 @@ const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 pub enum GateMode {
     /// Attached and visible (wait_for).
     Visible,
+    /// Visible, stable and receiving the pointer (hover); a disabled element can be hovered.
+    Hover,
     /// Visible, enabled, stable and receiving the pointer; a hidden checkbox or radio is clicked
     /// through its visible label, as a person would.
     Click,
@@ -37,6 +39,7 @@ impl GateMode {
     fn as_str(self) -> &'static str {
         match self {
             GateMode::Visible => "visible",
+            GateMode::Hover => "hover",
             GateMode::Click => "click",
             GateMode::Fill => "fill",
             GateMode::Select => "select",
@@ -72,6 +75,10 @@ pub enum ProbeState {
     /// The selector finds an element, but not the one the plan was made for.
     IdentityMismatch,
     InvalidSelector,
+    /// The chain stops at a host whose shadow root is closed: no script can look inside.
+    ClosedShadow,
+    /// A frame of the target's frame chain is not on the page.
+    FrameMissing,
     /// The page script failed, for example because the page navigated under it.
     Error,
 }
@@ -126,7 +133,30 @@ impl Session {
         identity: Option<&Identity>,
         deadline: Instant,
     ) -> Result<Result<Actionable, Probe>, BrowserError> {
+        self.wait_actionable_in(&[], selector, mode, identity, deadline)
+            .await
+    }
+
+    /// As [`Session::wait_actionable`], for an element inside `frames` (outermost first). When it
+    /// passes, the session is left inside the innermost frame, where the element can be acted
+    /// on; [`Session::leave_frames`] returns to the page.
+    pub async fn wait_actionable_in(
+        &self,
+        frames: &[String],
+        selector: &str,
+        mode: GateMode,
+        identity: Option<&Identity>,
+        deadline: Instant,
+    ) -> Result<Result<Actionable, Probe>, BrowserError> {
         loop {
+            if let Err(probe) = self.enter_frames(frames).await? {
+                if Instant::now() >= deadline {
+                    return Ok(Err(probe));
+                }
+                self.leave_frames().await?;
+                self.wait_for_change().await;
+                continue;
+            }
             let answer = self.gate(selector, mode, identity).await?;
             match answer {
                 Ok(actionable) => return Ok(Ok(actionable)),
@@ -224,7 +254,103 @@ impl Session {
     }
 }
 
+/// Finds a frame element by its selector chain in the current document. Arguments: the
+/// selector, then the WebDriver callback.
+const FRAME_JS: &str = "const [selector, done] = arguments;
+const frame = W.query(selector).find((el) => (el.tagName === 'IFRAME' || el.tagName === 'FRAME') && W.isVisible(el));
+(frame ? Promise.resolve({ status: 'ok', element: frame, described: W.describe(frame) })
+  : W.nextChange(100).then(() => ({ status: 'missing' }))).then(done, (e) => done({ status: 'error', detail: String(e) }));";
+
 impl Session {
+    /// Enters the frames of a chain, outermost first, from the page itself. A frame that is
+    /// not there (yet) is a probe naming it; the session is then somewhere along the chain.
+    pub(crate) async fn enter_frames(
+        &self,
+        frames: &[String],
+    ) -> Result<Result<(), Probe>, BrowserError> {
+        self.leave_frames().await?;
+        if frames.is_empty() {
+            return Ok(Ok(()));
+        }
+        let script = format!("{COMMON_JS}\n{FRAME_JS}");
+        for (depth, selector) in frames.iter().enumerate() {
+            let answer = match self
+                .execute_async("find a frame", &script, vec![json!(selector)])
+                .await
+            {
+                Ok(answer) => answer,
+                Err(BrowserError::Command { reason, .. }) => {
+                    return Ok(Err(Probe {
+                        state: ProbeState::FrameMissing,
+                        detail: format!(
+                            "the frame {selector} changed while it was looked for ({reason})"
+                        ),
+                    }));
+                }
+                Err(err) => return Err(err),
+            };
+            self.in_frame(true);
+            let element = answer
+                .get("element")
+                .and_then(|e| e.get(ELEMENT_KEY))
+                .and_then(Value::as_str);
+            let Some(element) = element else {
+                let within = match depth {
+                    0 => "on the page".to_owned(),
+                    _ => format!("inside the frame {}", frames[depth - 1]),
+                };
+                return Ok(Err(Probe {
+                    state: ProbeState::FrameMissing,
+                    detail: format!("the frame {selector} is not {within}"),
+                }));
+            };
+            let frame =
+                Element::from_element_id(self.client.clone(), ElementRef::from(element.to_owned()));
+            frame
+                .enter_frame()
+                .await
+                .map_err(|e| BrowserError::command(format!("enter the frame {selector}"), e))?;
+        }
+        Ok(Ok(()))
+    }
+
+    /// Back to the page itself from inside frames; nothing to do when the session is there.
+    pub async fn leave_frames(&self) -> Result<(), BrowserError> {
+        if !self.in_frame(false) {
+            return Ok(());
+        }
+        self.client
+            .issue_cmd(super::TopFrame)
+            .await
+            .map(|_| ())
+            .map_err(|e| BrowserError::command("return to the page from a frame", e))
+    }
+
+    /// Evaluates postconditions once inside `frames` (none: the page itself), then returns to
+    /// the page. A frame that is not there fails every check with its name.
+    pub(crate) async fn check_in(
+        &self,
+        frames: &[String],
+        checks: &[Value],
+    ) -> Result<Vec<CheckAnswer>, BrowserError> {
+        if frames.is_empty() {
+            self.leave_frames().await?;
+            return self.check(checks).await;
+        }
+        let answers = match self.enter_frames(frames).await? {
+            Ok(()) => self.check(checks).await,
+            Err(probe) => Ok(checks
+                .iter()
+                .map(|_| CheckAnswer {
+                    ok: false,
+                    seen: Some(probe.detail.clone()),
+                })
+                .collect()),
+        };
+        self.leave_frames().await?;
+        answers
+    }
+
     /// Waits in the page for the next DOM change, at most 100 ms; navigation ends it early.
     pub(crate) async fn wait_for_change(&self) {
         let script = format!(

@@ -117,6 +117,7 @@ fn target() -> Value {
             "tag" => "The element's tag name, lower case.",
             "role" => "Its ARIA role.",
             "name" => "Its accessible name, as listed for it.",
+            "within" => "The text of the container it was found in, when a step named one.",
             _ => "Its label, as listed for it.",
         });
         identity.insert(
@@ -128,11 +129,21 @@ fn target() -> Value {
     for &(field, _) in TARGET_FIELDS {
         let schema = match field {
             "selector" => string("A CSS selector copied from the element's selectors on the page."),
+            "frames" => frames(),
             _ => closed(identity.clone()),
         };
         properties.insert(field.to_owned(), schema);
     }
     nullable(closed(properties))
+}
+
+/// The frame chain of a target or a postcondition: null for the page itself.
+fn frames() -> Value {
+    nullable(json!({
+        "type": "array",
+        "description": "Selectors of the iframes the element is in, outermost first, as listed for it.",
+        "items": { "type": "string" },
+    }))
 }
 
 fn postcondition() -> Value {
@@ -149,6 +160,10 @@ fn postcondition() -> Value {
                     "pattern" => "A URL path glob such as /orders/*.",
                     "selector" => "A CSS selector.",
                     "text" => "Text a person sees on the page.",
+                    "frames" => {
+                        properties.insert((*field).to_owned(), frames());
+                        continue;
+                    }
                     _ => "The field's expected value.",
                 };
                 properties.insert((*field).to_owned(), string(description));

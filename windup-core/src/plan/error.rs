@@ -167,4 +167,6 @@ pub enum Rule {
     DuplicateId,
     /// The final action has no postconditions and is not a use.
     FinalExpect,
+    /// A selector chain with an empty part.
+    Selector,
 }

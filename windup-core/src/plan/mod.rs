@@ -109,11 +109,13 @@ pub enum ActionKind {
     Press,
     WaitFor,
     Use,
+    /// Moves the pointer over the target, for controls that show only on hover.
+    Hover,
 }
 
 impl ActionKind {
     /// Every action type, in the order the schema lists them.
-    pub const ALL: [ActionKind; 9] = [
+    pub const ALL: [ActionKind; 10] = [
         ActionKind::Goto,
         ActionKind::Click,
         ActionKind::Fill,
@@ -123,6 +125,7 @@ impl ActionKind {
         ActionKind::Press,
         ActionKind::WaitFor,
         ActionKind::Use,
+        ActionKind::Hover,
     ];
 
     /// The name used in plans and messages.
@@ -137,6 +140,7 @@ impl ActionKind {
             ActionKind::Press => "press",
             ActionKind::WaitFor => "wait_for",
             ActionKind::Use => "use",
+            ActionKind::Hover => "hover",
         }
     }
 
@@ -150,6 +154,7 @@ impl ActionKind {
                 | ActionKind::Check
                 | ActionKind::Uncheck
                 | ActionKind::WaitFor
+                | ActionKind::Hover
         )
     }
 }
@@ -164,7 +169,13 @@ impl std::fmt::Display for ActionKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
-    /// CSS selector; stable attributes first (`data-testid`, `id`, `name`, `aria-label`).
+    /// The frames the element is in, outermost first: each a selector of an `<iframe>` in the
+    /// document the previous one opened (empty: the page itself).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<String>,
+    /// CSS selector; stable attributes first (`data-testid`, `id`, `name`, `aria-label`). An
+    /// element inside open shadow roots is reached by a chain: `todo-app >>> li.row > input`,
+    /// each part matched inside the shadow roots of the previous part's matches.
     pub selector: String,
     pub identity: Identity,
 }
@@ -181,6 +192,10 @@ pub struct Identity {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The container the step named it in (`in "Buy milk"`): a replay must find it there, as the
+    /// one such element in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<String>,
 }
 
 /// Something that must hold after an action; checked without any model.
@@ -188,9 +203,13 @@ pub struct Identity {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Postcondition {
     ElementVisible {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        frames: Vec<String>,
         selector: String,
     },
     ElementHidden {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        frames: Vec<String>,
         selector: String,
     },
     TextVisible {
@@ -204,12 +223,34 @@ pub enum Postcondition {
         pattern: String,
     },
     InputValue {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        frames: Vec<String>,
         selector: String,
         value: String,
     },
 }
 
 impl Postcondition {
+    /// The frames a selector postcondition looks in (empty: the page itself).
+    pub fn frames(&self) -> &[String] {
+        match self {
+            Postcondition::ElementVisible { frames, .. }
+            | Postcondition::ElementHidden { frames, .. }
+            | Postcondition::InputValue { frames, .. } => frames,
+            _ => &[],
+        }
+    }
+
+    /// The selector a postcondition checks, if it checks an element.
+    pub fn selector(&self) -> Option<&str> {
+        match self {
+            Postcondition::ElementVisible { selector, .. }
+            | Postcondition::ElementHidden { selector, .. }
+            | Postcondition::InputValue { selector, .. } => Some(selector),
+            _ => None,
+        }
+    }
+
     /// Every postcondition kind, in the order the schema lists them.
     pub const KINDS: [&'static str; 6] = [
         "element_visible",

@@ -170,12 +170,14 @@ fn takes(kind: ActionKind) -> Takes {
     };
     match kind {
         ActionKind::Goto => Takes { url: true, ..none },
-        ActionKind::Click | ActionKind::Check | ActionKind::Uncheck | ActionKind::WaitFor => {
-            Takes {
-                target: true,
-                ..none
-            }
-        }
+        ActionKind::Click
+        | ActionKind::Check
+        | ActionKind::Uncheck
+        | ActionKind::WaitFor
+        | ActionKind::Hover => Takes {
+            target: true,
+            ..none
+        },
         ActionKind::Fill => Takes {
             target: true,
             value: true,
@@ -288,6 +290,33 @@ fn check_action(action: &Action, at: &ActionRef, rules: &Rules, problems: &mut V
             "needs \"use\": the name of the fragment to run; add it".to_owned(),
         ),
         _ => {}
+    }
+
+    let selectors = action
+        .target
+        .iter()
+        .flat_map(|t| {
+            t.frames
+                .iter()
+                .map(String::as_str)
+                .chain([t.selector.as_str()])
+        })
+        .chain(
+            action
+                .expect
+                .iter()
+                .flat_map(|p| p.frames().iter().map(String::as_str).chain(p.selector())),
+        );
+    for selector in selectors {
+        if selector.split(">>>").any(|part| part.trim().is_empty()) {
+            problem(
+                Rule::Selector,
+                format!(
+                    "selector {selector:?} has an empty part around \">>>\"; write one CSS \
+                     selector per shadow host, as in \"todo-app >>> button.add\""
+                ),
+            );
+        }
     }
 
     if let Some(value_ref) = &action.value_ref

@@ -37,22 +37,27 @@ pub(super) const ACTION_FIELDS: &[(&str, bool)] = &[
     ("expect", true),
     ("timeout_ms", true),
 ];
-pub(super) const TARGET_FIELDS: &[(&str, bool)] = &[("selector", false), ("identity", false)];
+pub(super) const TARGET_FIELDS: &[(&str, bool)] =
+    &[("frames", true), ("selector", false), ("identity", false)];
 pub(super) const IDENTITY_FIELDS: &[(&str, bool)] = &[
     ("tag", false),
     ("role", true),
     ("name", true),
     ("label", true),
+    ("within", true),
 ];
-/// Each postcondition kind and the fields it takes besides `kind`.
+/// Each postcondition kind and the fields it takes besides `kind`; all are required but
+/// [`OPTIONAL_POSTCONDITION_FIELD`].
 pub(super) const POSTCONDITION_FIELDS: &[(&str, &[&str])] = &[
-    ("element_visible", &["selector"]),
-    ("element_hidden", &["selector"]),
+    ("element_visible", &["frames", "selector"]),
+    ("element_hidden", &["frames", "selector"]),
     ("text_visible", &["text"]),
     ("text_absent", &["text"]),
     ("url_matches", &["pattern"]),
-    ("input_value", &["selector", "value"]),
+    ("input_value", &["frames", "selector", "value"]),
 ];
+/// The one postcondition field that may be left out: the frame chain (none: the page itself).
+pub(super) const OPTIONAL_POSTCONDITION_FIELD: &str = "frames";
 
 /// Tidies a model's plan: trims strings, normalizes obvious spelling variants of field names,
 /// action types, postcondition kinds and key names, turns numeric strings into numbers where a
@@ -178,13 +183,16 @@ fn postcondition(value: Value) -> Value {
         .iter()
         .find(|(k, _)| kind.as_ref().and_then(Value::as_str) == Some(*k))
     {
-        Some((_, fields)) => fields.iter().map(|f| (*f, false)).collect(),
+        Some((_, fields)) => fields
+            .iter()
+            .map(|f| (*f, *f == OPTIONAL_POSTCONDITION_FIELD))
+            .collect(),
         None => {
             let mut all: Vec<(&'static str, bool)> = Vec::new();
             for (_, fields) in POSTCONDITION_FIELDS {
                 for field in *fields {
                     if !all.iter().any(|(f, _)| f == field) {
-                        all.push((field, false));
+                        all.push((field, *field == OPTIONAL_POSTCONDITION_FIELD));
                     }
                 }
             }

@@ -6,12 +6,14 @@ use super::*;
 
 fn target(selector: &str, tag: &str, role: Option<&str>, name: Option<&str>) -> Option<Target> {
     Some(Target {
+        frames: Vec::new(),
         selector: selector.to_owned(),
         identity: Identity {
             tag: tag.to_owned(),
             role: role.map(str::to_owned),
             name: name.map(str::to_owned),
             label: None,
+            within: None,
         },
     })
 }
@@ -80,6 +82,7 @@ fn checkout() -> Plan {
                 target: target("#password", "input", None, None),
                 value_ref: Some("account.password".to_owned()),
                 expect: vec![Postcondition::InputValue {
+                    frames: Vec::new(),
                     selector: "#quantity".to_owned(),
                     value: "1".to_owned(),
                 }],
@@ -139,9 +142,11 @@ fn checkout() -> Plan {
                         pattern: "/orders/*".to_owned(),
                     },
                     Postcondition::ElementVisible {
+                        frames: Vec::new(),
                         selector: "[data-testid=\"order-number\"]".to_owned(),
                     },
                     Postcondition::ElementHidden {
+                        frames: Vec::new(),
                         selector: ".spinner".to_owned(),
                     },
                 ],
@@ -372,12 +377,13 @@ fn schema_rejects_wrong_type() {
 
 #[test]
 fn schema_rejects_unknown_action_type() {
-    let err = read_err(&edited("/actions/2/type", Some(json!("hover"))));
+    // `drag` is not an action type (`hover` was, before it became one).
+    let err = read_err(&edited("/actions/2/type", Some(json!("drag"))));
     assert_one(
         &err,
         Rule::Schema,
         &[
-            r#"action "a3" (#3): schema: /actions/2/type: "hover""#,
+            r#"action "a3" (#3): schema: /actions/2/type: "drag""#,
             "\"wait_for\"",
         ],
     );
@@ -551,7 +557,14 @@ fn json_syntax_errors_give_line_and_column() {
 fn element_actions_need_a_target() {
     for kind in ActionKind::ALL.into_iter().filter(|k| k.needs_target()) {
         let mut plan = checkout();
-        let index = plan.actions.iter().position(|a| a.kind == kind).unwrap();
+        // A kind the checkout has no action of (hover) gets one of its own.
+        let index = match plan.actions.iter().position(|a| a.kind == kind) {
+            Some(index) => index,
+            None => {
+                plan.actions.insert(1, action("h1", kind));
+                1
+            }
+        };
         plan.actions[index].target = None;
         let id = &plan.actions[index].id;
         let err = validate_err(&plan);
@@ -898,8 +911,8 @@ fn sanitizer_normalizes_actions() {
         ),
         (
             "unknown type is left for the schema",
-            json!({"id": "a1", "type": "Hover"}),
-            json!({"id": "a1", "type": "Hover"}),
+            json!({"id": "a1", "type": "Drag"}),
+            json!({"id": "a1", "type": "Drag"}),
         ),
         (
             "strings trimmed, tag lower-cased",
@@ -1261,4 +1274,64 @@ fn deeply_nested_input_is_an_error_not_a_crash() {
         value = json!({"actions": [value]});
     }
     assert!(parse_model_output(value, &rules()).is_err());
+}
+
+#[test]
+fn targets_in_frames_and_shadow_roots_and_hover_actions_read_and_round_trip() {
+    let value = json!({
+        "plan_version": "0.1", "scenario_id": "pay", "task": "Pay.", "start_url": "/",
+        "generated_by": { "planner": "offline", "at": "2026-12-01T00:00:00Z" },
+        "actions": [
+            { "id": "s1", "type": "hover", "target": {
+                "selector": "todo-list >>> li:nth-of-type(2)",
+                "identity": { "tag": "li", "role": "listitem", "within": "Buy milk" } } },
+            { "id": "s2", "type": "fill", "value": "4242", "target": {
+                "frames": ["iframe#pay", "iframe[title=\"Card\"]"],
+                "selector": "card-field >>> input#number",
+                "identity": { "tag": "input", "role": "textbox", "name": "Card number" } },
+              "expect": [
+                { "kind": "input_value", "frames": ["iframe#pay"], "selector": "#number", "value": "4242" },
+                { "kind": "element_visible", "selector": "todo-list >>> li" }
+              ] }
+        ]
+    });
+    let plan = Plan::from_json_str(&value.to_string(), &rules()).unwrap();
+    let fill = &plan.actions[1];
+    assert_eq!(plan.actions[0].kind, ActionKind::Hover);
+    assert_eq!(
+        fill.target.as_ref().unwrap().frames,
+        ["iframe#pay", "iframe[title=\"Card\"]"]
+    );
+    assert_eq!(fill.expect[0].frames(), ["iframe#pay"]);
+    assert!(fill.expect[1].frames().is_empty());
+    assert_eq!(
+        plan.actions[0]
+            .target
+            .as_ref()
+            .unwrap()
+            .identity
+            .within
+            .as_deref(),
+        Some("Buy milk")
+    );
+    let again = Plan::from_json_str(&plan.to_json_pretty(), &rules()).unwrap();
+    assert_eq!(again, plan);
+    // A target on the page itself writes no frames, as plans always did.
+    assert!(!checkout().to_json_pretty().contains("frames"));
+    assert!(!checkout().to_json_pretty().contains("within"));
+}
+
+#[test]
+fn a_selector_chain_with_an_empty_part_is_refused_and_frames_are_never_empty() {
+    let mut plan = checkout();
+    plan.actions[2].target.as_mut().unwrap().selector = "todo-app >>> ".to_owned();
+    let err = validate_err(&plan);
+    assert_one(
+        &err,
+        Rule::Selector,
+        &[r#"selector "todo-app >>> " has an empty part around ">>>""#],
+    );
+
+    let err = read_err(&edited("/actions/2/target/frames", Some(json!([]))));
+    assert_one(&err, Rule::Schema, &["/actions/2/target/frames"]);
 }

@@ -3,19 +3,19 @@
 //! resolved on the page the previous one led to. The plan it returns has therefore already been
 //! executed and verified, end to end.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::browser::{BrowserError, Purpose, Resolved, Unresolved};
+use crate::browser::{BrowserError, Naming, ProbeState, Purpose, Resolved, Unresolved};
 use crate::executor::{ActionRecord, Execution, Executor, FailureCause, Position, StepFailure};
 use crate::fragments::FragmentError;
 use crate::plan::{
     self, Action, ActionKind, GeneratedBy, Identity, PLAN_VERSION, Plan, Postcondition, Target,
 };
 use crate::scenario::Scenario;
-use crate::steps::{Expectation, FillValue, Step, StepKind};
+use crate::steps::{Expectation, FillValue, RoleVerb, Step, StepKind};
 use crate::verifier;
 
 /// A plan made by running a scenario's explicit steps, with the run that verified it.
@@ -102,7 +102,10 @@ impl OfflinePlanner {
                     self.use_fragment(scenario, fragment, &action, index, executor)
                         .await?
                 }
-                _ => executor.step(&scenario.id, &action, index + 1, of).await?,
+                _ => executor
+                    .step(&scenario.id, &action, index + 1, of)
+                    .await
+                    .map_err(|failure| hover_hint(step, failure))?,
             };
             records.push(record);
             actions.push(action);
@@ -184,17 +187,22 @@ impl OfflinePlanner {
     }
 
     /// The action for one step, its element resolved on the current page.
-    async fn action_for(
+    async fn action_for<'a>(
         &self,
         scenario: &Scenario,
-        step: &Step,
+        step: &'a Step,
         index: usize,
         executor: &Executor<'_>,
     ) -> Result<Action, Box<StepFailure>> {
         let id = format!("s{}", index + 1);
         let mut action = Action::new(id.clone(), ActionKind::WaitFor);
-        // The element to find, if the step names one: its name, container and what it is for.
-        let mut lookup: Option<(&str, Option<&str>, Purpose)> = None;
+        // The element to find, if the step names one: how, in what container, and what for.
+        let mut lookup: Option<Lookup> = None;
+        let named = |name: &'a str, within: &'a Option<String>, purpose| Lookup {
+            naming: Naming::Name(name),
+            within: within.as_deref(),
+            purpose,
+        };
         match &step.kind {
             StepKind::GoTo { path } => {
                 action.kind = ActionKind::Goto;
@@ -202,7 +210,7 @@ impl OfflinePlanner {
             }
             StepKind::Click { name, within } => {
                 action.kind = ActionKind::Click;
-                lookup = Some((name, within.as_deref(), Purpose::Click));
+                lookup = Some(named(name, within, Purpose::Click));
             }
             StepKind::Fill {
                 field,
@@ -210,7 +218,7 @@ impl OfflinePlanner {
                 value,
             } => {
                 action.kind = ActionKind::Fill;
-                lookup = Some((field, within.as_deref(), Purpose::Fill));
+                lookup = Some(named(field, within, Purpose::Fill));
                 match value {
                     FillValue::Text(text) => action.value = Some(text.clone()),
                     FillValue::Account(key) => action.value_ref = Some(format!("account.{key}")),
@@ -218,23 +226,41 @@ impl OfflinePlanner {
             }
             StepKind::Select { option, field } => {
                 action.kind = ActionKind::Select;
-                lookup = Some((field, None, Purpose::Select));
+                lookup = Some(named(field, &None, Purpose::Select));
                 action.value = Some(option.clone());
             }
             StepKind::Check { name, within } => {
                 action.kind = ActionKind::Check;
-                lookup = Some((name, within.as_deref(), Purpose::Check));
+                lookup = Some(named(name, within, Purpose::Check));
             }
             StepKind::Uncheck { name, within } => {
                 action.kind = ActionKind::Uncheck;
-                lookup = Some((name, within.as_deref(), Purpose::Check));
+                lookup = Some(named(name, within, Purpose::Check));
+            }
+            StepKind::Hover { name, within } => {
+                action.kind = ActionKind::Hover;
+                lookup = Some(named(name, within, Purpose::Hover));
+            }
+            StepKind::ByRole { verb, role, within } => {
+                let (kind, purpose) = match verb {
+                    RoleVerb::Click => (ActionKind::Click, Purpose::Click),
+                    RoleVerb::Check => (ActionKind::Check, Purpose::Check),
+                    RoleVerb::Uncheck => (ActionKind::Uncheck, Purpose::Check),
+                    RoleVerb::Hover => (ActionKind::Hover, Purpose::Hover),
+                };
+                action.kind = kind;
+                lookup = Some(Lookup {
+                    naming: Naming::Role(role),
+                    within: Some(within),
+                    purpose,
+                });
             }
             StepKind::Press { key } => {
                 action.kind = ActionKind::Press;
                 action.key = Some(key.clone());
             }
             StepKind::WaitFor { name, within } => {
-                lookup = Some((name, within.as_deref(), Purpose::Find));
+                lookup = Some(named(name, within, Purpose::Find));
             }
             StepKind::Use { fragment } => {
                 action.kind = ActionKind::Use;
@@ -248,20 +274,14 @@ impl OfflinePlanner {
                 action.expect.push(condition);
             }
         }
-        if let Some((name, within, purpose)) = lookup {
-            let timeout = executor.options().default_timeout;
-            let found = resolve(
-                executor,
+        if let Some(lookup) = lookup {
+            let at = StepAt {
                 scenario,
-                &id,
+                id: &id,
                 index,
-                action.kind,
-                name,
-                within,
-                purpose,
-                timeout,
-            )
-            .await?;
+                kind: action.kind,
+            };
+            let found = resolve(executor, at, lookup).await?;
             action.target = Some(target(found));
         }
         Ok(action)
@@ -343,8 +363,12 @@ impl OfflinePlanner {
         position: usize,
         executor: &Executor<'_>,
     ) -> Result<Postcondition, Box<StepFailure>> {
-        let timeout = executor.options().default_timeout;
-        let index = position.saturating_sub(1);
+        let at = StepAt {
+            scenario,
+            id,
+            index: position.saturating_sub(1),
+            kind: ActionKind::WaitFor,
+        };
         Ok(match expectation {
             Expectation::Text(text) => Postcondition::TextVisible { text: text.clone() },
             Expectation::NoText(text) => Postcondition::TextAbsent { text: text.clone() },
@@ -352,37 +376,27 @@ impl OfflinePlanner {
                 pattern: pattern.clone(),
             },
             Expectation::Value { field, value } => {
-                let found = resolve(
-                    executor,
-                    scenario,
-                    id,
-                    index,
-                    ActionKind::WaitFor,
-                    field,
-                    None,
-                    Purpose::Field,
-                    timeout,
-                )
-                .await?;
+                let lookup = Lookup {
+                    naming: Naming::Name(field),
+                    within: None,
+                    purpose: Purpose::Field,
+                };
+                let found = resolve(executor, at, lookup).await?;
                 Postcondition::InputValue {
+                    frames: found.frames,
                     selector: found.selector,
                     value: value.clone(),
                 }
             }
             Expectation::Visible(name) => {
-                let found = resolve(
-                    executor,
-                    scenario,
-                    id,
-                    index,
-                    ActionKind::WaitFor,
-                    name,
-                    None,
-                    Purpose::Find,
-                    timeout,
-                )
-                .await?;
+                let lookup = Lookup {
+                    naming: Naming::Name(name),
+                    within: None,
+                    purpose: Purpose::Find,
+                };
+                let found = resolve(executor, at, lookup).await?;
                 Postcondition::ElementVisible {
+                    frames: found.frames,
                     selector: found.selector,
                 }
             }
@@ -396,6 +410,7 @@ impl OfflinePlanner {
                     .map_err(browser_failure)
                 {
                     Ok(Ok(found)) => Postcondition::ElementHidden {
+                        frames: found.frames,
                         selector: found.selector,
                     },
                     Ok(Err(_)) => Postcondition::TextAbsent { text: name.clone() },
@@ -409,32 +424,70 @@ impl OfflinePlanner {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn resolve(
-    executor: &Executor<'_>,
-    scenario: &Scenario,
-    id: &str,
+/// How a step names the element it needs, where, and for what.
+#[derive(Debug, Clone, Copy)]
+struct Lookup<'a> {
+    naming: Naming<'a>,
+    within: Option<&'a str>,
+    purpose: Purpose,
+}
+
+/// The step a lookup is for, to place its failure.
+#[derive(Clone, Copy)]
+struct StepAt<'a> {
+    scenario: &'a Scenario,
+    id: &'a str,
     index: usize,
     kind: ActionKind,
-    name: &str,
-    within: Option<&str>,
-    purpose: Purpose,
-    timeout: Duration,
+}
+
+async fn resolve(
+    executor: &Executor<'_>,
+    at: StepAt<'_>,
+    lookup: Lookup<'_>,
 ) -> Result<Resolved, Box<StepFailure>> {
-    let deadline = Instant::now() + timeout;
+    let deadline = Instant::now() + executor.options().default_timeout;
     let answer = executor
         .session()
-        .resolve(name, within, purpose, deadline)
+        .find(lookup.naming, lookup.within, lookup.purpose, deadline)
         .await;
     let cause = match answer {
         Ok(Ok(found)) => return Ok(found),
-        Ok(Err(unresolved)) => {
-            FailureCause::Unresolved(explain(name, within, purpose, &unresolved))
-        }
+        Ok(Err(unresolved)) => FailureCause::Unresolved(explain(lookup, &unresolved)),
         Err(err) => browser_failure(err),
     };
-    let at = position_of(scenario, id, index + 1, kind);
-    Err(executor.failure(at, cause).await)
+    let position = position_of(at.scenario, at.id, at.index + 1, at.kind);
+    Err(executor.failure(position, cause).await)
+}
+
+/// A control found in its container but hidden may show only while the pointer is over the
+/// container, as a row's delete button does: say how to write that.
+fn hover_hint(step: &Step, mut failure: Box<StepFailure>) -> Box<StepFailure> {
+    let within = match &step.kind {
+        StepKind::Click {
+            within: Some(within),
+            ..
+        }
+        | StepKind::Check {
+            within: Some(within),
+            ..
+        }
+        | StepKind::Uncheck {
+            within: Some(within),
+            ..
+        } => within,
+        StepKind::ByRole { within, .. } => within,
+        _ => return failure,
+    };
+    if let FailureCause::NotActionable { probe, .. } = &mut failure.cause
+        && probe.state == ProbeState::Hidden
+    {
+        probe.detail.push_str(&format!(
+            "; if it shows only while the pointer is over {within:?}, add `hover \"{within}\"` \
+             before this step"
+        ));
+    }
+    failure
 }
 
 fn browser_failure(err: BrowserError) -> FailureCause {
@@ -442,23 +495,46 @@ fn browser_failure(err: BrowserError) -> FailureCause {
 }
 
 /// Why a name did not resolve, with what would fix the step.
-fn explain(name: &str, within: Option<&str>, purpose: Purpose, unresolved: &Unresolved) -> String {
+fn explain(lookup: Lookup<'_>, unresolved: &Unresolved) -> String {
+    let Lookup {
+        naming,
+        within,
+        purpose,
+    } = lookup;
     let what = match purpose {
         Purpose::Click => "that can be clicked",
         Purpose::Fill => "that can be typed into",
         Purpose::Select => "that is a list to choose from",
         Purpose::Check => "that is a checkbox or radio button",
         Purpose::Field => "that is a form field",
-        Purpose::Find => "",
+        Purpose::Find | Purpose::Hover => "",
     };
     let scope = within.map(|w| format!(" in {w:?}")).unwrap_or_default();
+    let name = match naming {
+        Naming::Name(name) => format!("{name:?}"),
+        Naming::Role(role) => format!("a {role}"),
+    };
     match unresolved {
-        Unresolved::Missing { known } => {
-            let mut text = format!("no element {what} is named {name:?}{scope} on this page")
-                .replace("  ", " ");
+        Unresolved::Missing { known, closed } => {
+            let mut text = match naming {
+                Naming::Name(name) => {
+                    format!("no element {what} is named {name:?}{scope} on this page")
+                }
+                Naming::Role(role) => {
+                    format!("no {role} is the only one of its kind{scope} on this page")
+                }
+            }
+            .replace("  ", " ");
             if !known.is_empty() {
                 let names: Vec<String> = known.iter().map(|k| format!("{k:?}")).collect();
                 text.push_str(&format!("; names here include {}", names.join(", ")));
+            }
+            if !closed.is_empty() {
+                text.push_str(&format!(
+                    "; {} keep their content in a closed shadow root, which Windup cannot look \
+                     into: ask for an open shadow root, or test that part of the page another way",
+                    closed.join(", ")
+                ));
             }
             text
         }
@@ -468,7 +544,7 @@ fn explain(name: &str, within: Option<&str>, purpose: Purpose, unresolved: &Unre
                 .map(|(described, selector)| format!("{described} ({selector})"))
                 .collect();
             format!(
-                "{name:?}{scope} matches {} elements: {}; add `in \"…\"` naming the part of the page it is in",
+                "{name}{scope} matches {} elements: {}; add `in \"…\"` naming the part of the page it is in",
                 candidates.len(),
                 listed.join("; ")
             )
@@ -490,6 +566,7 @@ fn glob_literal(path: &str) -> String {
 
 fn target(resolved: Resolved) -> Target {
     Target {
+        frames: resolved.frames,
         selector: resolved.selector,
         identity: resolved.identity,
     }
@@ -498,6 +575,7 @@ fn target(resolved: Resolved) -> Target {
 /// The target of a pure check: the page itself.
 fn page_body() -> Target {
     Target {
+        frames: Vec::new(),
         selector: "body".into(),
         identity: Identity {
             tag: "body".into(),

@@ -8,6 +8,8 @@
 //! select "OPTION" in "FIELD"          expect text "TEXT" | no text "TEXT" | url GLOB
 //! check "NAME" [in "CONTAINER"]       expect "FIELD" value "TEXT"
 //! uncheck "NAME" [in "CONTAINER"]     expect "NAME" visible | hidden
+//! hover "NAME" [in "CONTAINER"]
+//! click|check|uncheck|hover ROLE in "CONTAINER"   (a control with no name: `check checkbox in "Buy milk"`)
 //! ```
 //!
 //! Quoted text uses double quotes with `\"` and `\\` escapes; verbs and keywords are
@@ -76,6 +78,19 @@ pub enum StepKind {
     },
     /// `use FRAGMENT`
     Use { fragment: String },
+    /// `hover "NAME" [in "CONTAINER"]`: the pointer rests on the element (controls that show
+    /// on hover).
+    Hover {
+        name: String,
+        within: Option<String>,
+    },
+    /// `click|check|uncheck|hover ROLE in "CONTAINER"`: a control with no name of its own,
+    /// named by what it is and where it is (`check checkbox in "Buy milk"`).
+    ByRole {
+        verb: RoleVerb,
+        role: String,
+        within: String,
+    },
     /// `expect …`
     Expect(Expectation),
 }
@@ -94,6 +109,8 @@ impl StepKind {
             StepKind::WaitFor { .. } => "wait for",
             StepKind::Use { .. } => "use",
             StepKind::Expect(_) => "expect",
+            StepKind::Hover { .. } => "hover",
+            StepKind::ByRole { verb, .. } => verb.as_str(),
         }
     }
 
@@ -108,6 +125,43 @@ impl StepKind {
         }
     }
 }
+
+/// What a step that names a control by its role does with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleVerb {
+    Click,
+    Check,
+    Uncheck,
+    Hover,
+}
+
+impl RoleVerb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoleVerb::Click => "click",
+            RoleVerb::Check => "check",
+            RoleVerb::Uncheck => "uncheck",
+            RoleVerb::Hover => "hover",
+        }
+    }
+}
+
+/// The roles a step may name a control by when it has no name, as ARIA spells them.
+pub const ROLES: &[&str] = &[
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "switch",
+    "textbox",
+    "combobox",
+    "option",
+    "tab",
+    "menuitem",
+    "slider",
+    "searchbox",
+    "spinbutton",
+];
 
 /// What a `fill` step types.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,6 +203,7 @@ pub struct StepError {
 /// The verbs a step may start with, as written.
 pub const VERBS: &[&str] = &[
     "go to", "click", "fill", "select", "check", "uncheck", "press", "wait for", "use", "expect",
+    "hover",
 ];
 
 /// Parses one step line, e.g. `click "Add to cart" in "Rust mug"`.

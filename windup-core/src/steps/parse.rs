@@ -1,7 +1,7 @@
 //! Tokens, then one small recursive-descent parser per verb.
 
 use super::suggest::closest;
-use super::{Expectation, FillValue, StepError, StepKind, VERBS};
+use super::{Expectation, FillValue, ROLES, RoleVerb, StepError, StepKind, VERBS};
 use crate::plan::key_names;
 
 const GO_TO: &str = "go to /path";
@@ -13,6 +13,7 @@ const UNCHECK: &str = r#"uncheck "NAME" [in "CONTAINER"]"#;
 const PRESS: &str = "press KEY";
 const WAIT_FOR: &str = r#"wait for "NAME" [in "CONTAINER"]"#;
 const USE: &str = "use FRAGMENT";
+const HOVER: &str = r#"hover "NAME" [in "CONTAINER"]"#;
 
 /// Words people reach for instead of a verb, and the verb they mean.
 const VERB_SYNONYMS: &[(&str, &str)] = &[
@@ -39,6 +40,8 @@ const VERB_SYNONYMS: &[(&str, &str)] = &[
     ("verify", "expect"),
     ("should", "expect"),
     ("include", "use"),
+    ("point", "hover"),
+    ("mouseover", "hover"),
 ];
 
 /// Key names people write, and the canonical name they mean.
@@ -79,6 +82,13 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
             let path = c.path()?;
             c.finish(GO_TO)?;
             StepKind::GoTo { path }
+        }
+        "click" | "check" | "uncheck" | "hover" if c.at_role() => by_role(&mut c, &verb)?,
+        "hover" => {
+            let name = c.quoted("name", "\"hover\"", HOVER, false)?;
+            let within = c.within(HOVER)?;
+            c.finish(HOVER)?;
+            StepKind::Hover { name, within }
         }
         "click" => {
             let name = c.quoted("name", "\"click\"", CLICK, false)?;
@@ -142,6 +152,32 @@ pub(super) fn expectation(text: &str) -> Result<Expectation, StepError> {
         ));
     }
     expectation_body(&mut c, "")
+}
+
+/// `click|check|uncheck|hover ROLE in "CONTAINER"`: a control with no name of its own.
+fn by_role(c: &mut Cursor, verb: &str) -> Result<StepKind, StepError> {
+    let verb = match verb {
+        "click" => RoleVerb::Click,
+        "check" => RoleVerb::Check,
+        "uncheck" => RoleVerb::Uncheck,
+        _ => RoleVerb::Hover,
+    };
+    let usage = format!(r#"{} ROLE in "CONTAINER""#, verb.as_str());
+    let role = c.next().map(|t| t.text.to_lowercase()).unwrap_or_default();
+    let Some(within) = c.within(&usage)? else {
+        return Err(StepError::new(
+            c.column(),
+            format!(
+                "a {role} named by its role needs `in \"CONTAINER\"`, the text of the row or section it is in"
+            ),
+            format!(
+                r#"write `{} {role} in "…"` naming what is next to it, e.g. `check checkbox in "Buy milk"`; or quote the {role}'s own name"#,
+                verb.as_str()
+            ),
+        ));
+    };
+    c.finish(&usage)?;
+    Ok(StepKind::ByRole { verb, role, within })
 }
 
 fn fill(c: &mut Cursor) -> Result<StepKind, StepError> {
@@ -417,6 +453,12 @@ impl Cursor {
     /// Where the next token starts, or the end of the step.
     fn column(&self) -> usize {
         self.peek().map_or(self.end, |t| t.column)
+    }
+
+    /// Whether the next token is an unquoted role word (`checkbox`), naming a control by role.
+    fn at_role(&self) -> bool {
+        self.peek()
+            .is_some_and(|t| !t.quoted && ROLES.iter().any(|r| t.text.eq_ignore_ascii_case(r)))
     }
 
     fn at_keyword(&self, keyword: &str) -> bool {

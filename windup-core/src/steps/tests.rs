@@ -547,3 +547,94 @@ fn error_display_is_the_message() {
     let err = parse_step("press Return").unwrap_err();
     insta::assert_snapshot!("unknown_key_hint", err.hint);
 }
+
+#[test]
+fn hover_and_controls_named_by_their_role_parse() {
+    let cases = [
+        (
+            r#"hover "Buy milk""#,
+            StepKind::Hover {
+                name: s("Buy milk"),
+                within: None,
+            },
+        ),
+        (
+            r#"hover "Delete" in "Buy milk""#,
+            StepKind::Hover {
+                name: s("Delete"),
+                within: within("Buy milk"),
+            },
+        ),
+        (
+            r#"check checkbox in "Buy milk""#,
+            StepKind::ByRole {
+                verb: RoleVerb::Check,
+                role: s("checkbox"),
+                within: s("Buy milk"),
+            },
+        ),
+        (
+            r#"Uncheck Switch in "Dark mode""#,
+            StepKind::ByRole {
+                verb: RoleVerb::Uncheck,
+                role: s("switch"),
+                within: s("Dark mode"),
+            },
+        ),
+        (
+            r#"click button in "Q3 report""#,
+            StepKind::ByRole {
+                verb: RoleVerb::Click,
+                role: s("button"),
+                within: s("Q3 report"),
+            },
+        ),
+        (
+            r#"hover link in "Docs""#,
+            StepKind::ByRole {
+                verb: RoleVerb::Hover,
+                role: s("link"),
+                within: s("Docs"),
+            },
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(parse_step(text).unwrap(), expected, "{text}");
+    }
+    // A quoted word is a name, never a role.
+    assert_eq!(
+        parse_step(r#"click "button""#).unwrap(),
+        StepKind::Click {
+            name: s("button"),
+            within: None
+        }
+    );
+    assert_eq!(
+        parse_step(r#"check checkbox in "Buy milk""#)
+            .unwrap()
+            .verb(),
+        "check"
+    );
+}
+
+#[test]
+fn a_role_without_a_container_or_a_hover_without_a_name_is_located() {
+    let err = parse_step("check checkbox").unwrap_err();
+    assert!(err.message.contains("needs `in \"CONTAINER\"`"), "{err:?}");
+    assert!(err.hint.contains(r#"check checkbox in "…""#), "{err:?}");
+    assert_eq!(err.column, 15);
+
+    let err = parse_step(r#"click button in "Row" now"#).unwrap_err();
+    assert_eq!(err.column, 23, "{err:?}");
+
+    let err = parse_step("hover Buy milk").unwrap_err();
+    assert!(
+        err.message
+            .contains("expected a quoted name after \"hover\""),
+        "{err:?}"
+    );
+    assert!(err.hint.contains(r#""Buy milk""#), "{err:?}");
+
+    let err = parse_step("mouseover \"Buy milk\"").unwrap_err();
+    assert!(err.hint.contains("did you mean `hover`?"), "{err:?}");
+}

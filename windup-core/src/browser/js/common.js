@@ -1,4 +1,5 @@
-// Shared by Windup's injected scripts. Pure functions over the DOM; no state is kept.
+// Shared by Windup's injected scripts. Pure functions over the DOM; no state is kept between
+// calls. The page is seen as a person sees it: through open shadow roots, as one tree.
 const W = {
   // A short, human description of an element: tag#id.class [data-testid] "text".
   describe(el) {
@@ -9,24 +10,106 @@ const W = {
     if (classes.length) out += '.' + classes.join('.');
     const testId = el.getAttribute('data-testid');
     if (testId) out += `[data-testid="${testId}"]`;
-    const text = W.squash(el.innerText || el.value || el.getAttribute('aria-label') || '');
+    const text = W.squash(W.text(el) || el.value || el.getAttribute('aria-label') || '');
     if (text) out += ` "${text.length > 40 ? text.slice(0, 40) + '…' : text}"`;
+    if (el.getRootNode() instanceof ShadowRoot) out += ` (in the shadow root of ${W.describe(el.getRootNode().host).split(' ')[0]})`;
     return out;
   },
   squash(text) {
     return String(text || '').replace(/\s+/g, ' ').trim();
   },
-  // Why an element is not visible, or null when a person can see it.
+  // The parent in the tree a person sees: a slotted element's slot, a shadow root's host.
+  parent(node) {
+    if (node.assignedSlot) return node.assignedSlot;
+    if (node.parentElement) return node.parentElement;
+    const up = node.parentNode;
+    return up && up.nodeType === 11 && up.host ? up.host : null;
+  },
+  // Whether `node` is `ancestor` or lies under it, across shadow boundaries.
+  within(ancestor, node) {
+    for (let n = node; n; n = W.parent(n)) if (n === ancestor) return true;
+    return false;
+  },
+  // `root` and every open shadow root under it, nested ones too, in document order.
+  roots(root) {
+    const out = [root];
+    for (let i = 0; i < out.length; i++) {
+      for (const el of out[i].querySelectorAll('*')) if (el.shadowRoot) out.push(el.shadowRoot);
+    }
+    return out;
+  },
+  // Whether the page has any open shadow root; most pages have none, and then a deep walk is a
+  // plain query. Asked once per script run.
+  shadowy() {
+    if (W._shadowy === undefined) W._shadowy = W.roots(document).length > 1;
+    return W._shadowy;
+  },
+  // Every element matching a CSS selector, in the document and in every open shadow root.
+  deepAll(css, root) {
+    const roots = W.roots(root || document);
+    if (roots.length === 1) return Array.from(roots[0].querySelectorAll(css));
+    return roots.flatMap((r) => Array.from(r.querySelectorAll(css)));
+  },
+  // A plan selector: CSS selectors joined by `>>>`, each evaluated inside the open shadow roots
+  // of the previous one's matches. Answers { matches, closed }: `closed` is a host whose shadow
+  // root cannot be entered (closed), when the chain stopped there.
+  chain(selector) {
+    const parts = String(selector).split('>>>').map((p) => p.trim());
+    let scopes = [document];
+    let closed = null;
+    for (let i = 0; i < parts.length; i++) {
+      const found = scopes.flatMap((s) => Array.from(s.querySelectorAll(parts[i])));
+      if (i === parts.length - 1) return { matches: found, closed };
+      scopes = found.map((host) => host.shadowRoot).filter(Boolean);
+      if (found.length && !scopes.length) closed = found[0];
+    }
+    return { matches: [], closed };
+  },
+  query(selector) {
+    return W.chain(selector).matches;
+  },
+  // The rendered text of an element, its shadow trees included (innerText alone stops at them).
+  text(el) {
+    if (!el || el.nodeType !== 1) return '';
+    let out = el.innerText || '';
+    if (!W.shadowy() || !W.isRendered(el)) return out;
+    const hosts = el.shadowRoot ? [el] : [];
+    for (const inner of el.querySelectorAll('*')) if (inner.shadowRoot) hosts.push(inner);
+    for (const host of hosts) {
+      if (!W.isRendered(host)) continue;
+      for (const child of host.shadowRoot.children) {
+        if (child.tagName === 'STYLE' || child.tagName === 'SLOT' || !W.isRendered(child)) continue;
+        out += '\n' + W.text(child);
+      }
+    }
+    return out;
+  },
+  isRendered(el) {
+    if (typeof el.checkVisibility === 'function') return el.checkVisibility({ checkVisibilityCSS: true });
+    return getComputedStyle(el).display !== 'none';
+  },
+  // The element a pointer at (x, y) would hit, inside open shadow roots too.
+  hitAt(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  },
+  // Why an element is not visible, or null when a person can see it. As in Playwright, an element
+  // is visible when it has a non-empty box and is not `visibility: hidden`; opacity does not
+  // matter (a transparent control over a styled one is what a person clicks). Windup is stricter
+  // in one way: a box of at most 1 px (the "visually hidden" pattern) counts as no box.
   hiddenReason(el) {
     if (!el.isConnected) return 'it is no longer attached to the page';
     const style = getComputedStyle(el);
-    if (typeof el.checkVisibility === 'function') {
-      if (!el.checkVisibility({ checkVisibilityCSS: true })) {
-        return style.display === 'none'
-          ? 'it has display:none'
-          : 'it or an ancestor is not rendered (display:none or content-visibility)';
-      }
-      if (!el.checkVisibility({ checkOpacity: true })) return 'it or an ancestor has opacity 0';
+    if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ checkVisibilityCSS: true })) {
+      if (style.visibility !== 'visible' && style.display !== 'none') return `it has visibility:${style.visibility}`;
+      return style.display === 'none'
+        ? 'it has display:none'
+        : 'it or an ancestor is not rendered (display:none, a closed <details> or <dialog>, or content-visibility)';
     }
     if (style.visibility !== 'visible') return `it has visibility:${style.visibility}`;
     const rect = el.getBoundingClientRect();
@@ -41,15 +124,45 @@ const W = {
     if (el.closest && el.closest('fieldset[disabled]') && ['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)) return true;
     return el.getAttribute('aria-disabled') === 'true';
   },
+  // Why a person cannot reach an element although it shows: behind a modal dialog, or inert.
+  inertReason(el) {
+    for (let n = el; n; n = W.parent(n)) if (n.nodeType === 1 && n.hasAttribute('inert')) return `it is inert (${W.describe(n).split(' ')[0]} has the inert attribute)`;
+    const modal = W.deepAll('dialog').find((d) => d.open && d.matches(':modal'));
+    if (modal && !W.within(modal, el)) return `it is behind the modal dialog ${W.describe(modal).split(' ')[0]}`;
+    return null;
+  },
   // Visible labels of a form control, for controls that are styled through their label.
   visibleLabel(el) {
     return Array.from(el.labels || []).find(W.isVisible) || null;
   },
-  // The element a person would act on for `el`: itself, or the visible label of a hidden control.
+  // Whether a pointer at the centre of `el` reaches it: the hit is the element or lies inside
+  // it; for a labelled control, the hit may be the control or one of its labels, since a click
+  // on either reaches the control.
+  receives(el, hit) {
+    if (!hit) return false;
+    if (W.within(el, hit)) return true;
+    const control = el.tagName === 'LABEL' ? el.control : el;
+    if (!control) return false;
+    if (W.within(control, hit)) return true;
+    return Array.from(control.labels || []).some((label) => W.within(label, hit));
+  },
+  // Whether a person can point at the centre of a visible `el` (nothing else is on top of it).
+  pointable(el) {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return true;  // out of view: scrolled to later
+    return W.receives(el, W.hitAt(x, y));
+  },
+  // The element a person would act on for `el`: the control itself when it shows and takes the
+  // pointer, else its visible label (a control hidden and styled through its label).
   actionable(el) {
-    if (W.isVisible(el)) return el;
-    if (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA') return W.visibleLabel(el);
-    return null;
+    const control = el.tagName === 'LABEL' && el.control ? el.control : el;
+    const labels = ['INPUT', 'SELECT', 'TEXTAREA'].includes(control.tagName)
+      ? Array.from(control.labels || []).filter(W.isVisible) : [];
+    if (W.isVisible(control) && (!labels.length || W.pointable(control))) return control;
+    if (labels.length) return labels.includes(el) ? el : labels[0];
+    return W.isVisible(el) ? el : null;
   },
   // The checkbox or radio an element stands for: itself or the control of its label.
   control(el) {
@@ -57,12 +170,15 @@ const W = {
     return el;
   },
   // Resolves once the DOM changes or after `ms`, whichever comes first: a condition wait.
+  // Changes inside open shadow roots count too.
   nextChange(ms) {
     return new Promise((resolve) => {
       const observer = new MutationObserver(() => finish());
       const timer = setTimeout(() => finish(), ms);
       function finish() { observer.disconnect(); clearTimeout(timer); resolve(); }
-      observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      for (const root of W.roots(document)) {
+        observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+      }
     });
   },
   frame() {
@@ -94,10 +210,17 @@ function labelText(el) {
   const labels = Array.from(el.labels || []);
   return labels.length ? W.squash(labels.map((l) => l.innerText).join(' ')) : null;
 }
-function accessibleName(el) {
+// The elements an aria-labelledby attribute names, in the element's own tree scope.
+function labelledBy(el) {
   const by = el.getAttribute('aria-labelledby');
-  if (by) {
-    const text = by.split(/\s+/).map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.innerText).join(' ');
+  if (!by) return [];
+  const root = el.getRootNode();
+  return by.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : document.getElementById(id))).filter(Boolean);
+}
+function accessibleName(el) {
+  const by = labelledBy(el);
+  if (by.length) {
+    const text = by.map((n) => n.innerText).join(' ');
     if (W.squash(text)) return W.squash(text);
   }
   const aria = el.getAttribute('aria-label');
@@ -106,8 +229,8 @@ function accessibleName(el) {
   if (label) return label;
   if (el.tagName === 'IMG') return W.squash(el.getAttribute('alt')) || null;
   if (el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes(el.type)) return W.squash(el.value) || null;
-  if (!['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)) {
-    const text = W.squash(el.innerText || el.textContent);
+  if (!['INPUT', 'SELECT', 'TEXTAREA', 'IFRAME'].includes(el.tagName)) {
+    const text = W.squash(W.text(el) || el.textContent);
     if (text) return text.length > 80 ? text.slice(0, 80) + '…' : text;
     const img = el.querySelector('img[alt]');
     if (img) return W.squash(img.getAttribute('alt')) || null;
@@ -117,16 +240,20 @@ function accessibleName(el) {
 function quote(value) {
   return '"' + String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
 }
+// The tree scope an element's own selectors are written in: the document or a shadow root.
+function scopeOf(el) {
+  return el.getRootNode();
+}
 function unique(selector, el) {
   try {
-    const found = document.querySelectorAll(selector);
+    const found = scopeOf(el).querySelectorAll(selector);
     return found.length === 1 && found[0] === el;
   } catch (e) { return false; }
 }
 // Whether the executor, which acts on the first visible match, would act on `el`.
 function leadsTo(selector, el) {
   try {
-    const found = Array.from(document.querySelectorAll(selector));
+    const found = W.query(selector);
     if (found.length === 1) return found[0] === el;
     return W.isVisible(el) && found.find(W.isVisible) === el;
   } catch (e) { return false; }
@@ -142,9 +269,11 @@ function structural(el) {
       if (anchor && unique(anchor, node)) { parts.unshift(anchor); break; }
     }
     const tag = node.tagName.toLowerCase();
-    const siblings = node.parentElement ? Array.from(node.parentElement.children).filter((s) => s.tagName === node.tagName) : [];
+    const up = node.parentElement;
+    const peers = up ? up.children : (node.parentNode && node.parentNode.children) || [];
+    const siblings = Array.from(peers).filter((s) => s.tagName === node.tagName);
     parts.unshift(siblings.length > 1 ? `${tag}:nth-of-type(${siblings.indexOf(node) + 1})` : tag);
-    node = node.parentElement;
+    node = up;
   }
   return parts.join(' > ');
 }
@@ -152,7 +281,8 @@ function structural(el) {
 function idSelector(el) {
   return el.id && !/\d{3,}/.test(el.id) ? '#' + CSS.escape(el.id) : null;
 }
-function selectors(el) {
+// Selectors of `el` within its own tree scope, most stable first.
+function ownSelectors(el) {
   const tag = el.tagName.toLowerCase();
   const out = [];
   const testId = el.getAttribute('data-testid');
@@ -160,9 +290,11 @@ function selectors(el) {
   const id = idSelector(el);
   if (id) out.push(id);
   const name = el.getAttribute('name');
-  if (name && ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(el.tagName)) out.push(`${tag}[name=${quote(name)}]`);
+  if (name && ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'IFRAME'].includes(el.tagName)) out.push(`${tag}[name=${quote(name)}]`);
   const aria = el.getAttribute('aria-label');
   if (aria) out.push(`${tag}[aria-label=${quote(aria)}]`);
+  const title = el.getAttribute('title');
+  if (tag === 'iframe' && title) out.push(`iframe[title=${quote(title)}]`);
   const href = el.getAttribute('href');
   if (tag === 'a' && href) out.push(`a[href=${quote(href)}]`);
   if (tag === 'label' && el.htmlFor) out.push(`label[for=${quote(el.htmlFor)}]`);
@@ -173,13 +305,36 @@ function selectors(el) {
     const own = type ? `${tag}[type=${quote(type)}]` : tag;
     out.push(`form[action=${quote(form.getAttribute('action'))}] ${own}`);
   }
-  const candidates = out.filter((s) => leadsTo(s, el));
-  candidates.push(structural(el));
+  return out;
+}
+// Selectors that lead the executor to `el`, most stable first; the last is structural. An
+// element inside shadow roots gets a chain: its host's selector, `>>>`, its own.
+function selectors(el) {
+  const root = scopeOf(el);
+  const prefix = root instanceof ShadowRoot ? hostChain(root.host) + ' >>> ' : '';
+  const candidates = ownSelectors(el).map((s) => prefix + s).filter((s) => leadsTo(s, el));
+  candidates.push(prefix + structural(el));
   return candidates;
+}
+// The selector chain that leads to a shadow host.
+function hostChain(host) {
+  const found = selectors(host);
+  return found[0];
 }
 function box(el) {
   const r = el.getBoundingClientRect();
   return { x: Math.round(r.x), y: Math.round(r.y + window.scrollY), width: Math.round(r.width), height: Math.round(r.height) };
+}
+// The lowest ancestor (across shadow boundaries) that names or shows `within`.
+function containerOf(el, within) {
+  const wanted = W.squash(within).toLowerCase();
+  for (let node = W.parent(el); node && node !== document.documentElement; node = W.parent(node)) {
+    if (node.nodeType !== 1) continue;
+    if (W.squash(W.text(node)).toLowerCase().includes(wanted)) return node;
+    const named = [accessibleName(node), node.getAttribute('aria-label'), node.getAttribute('title')];
+    if (named.some((n) => n && W.squash(n).toLowerCase() === wanted)) return node;
+  }
+  return null;
 }
 
 // Identity: what an element is to a person, compared loosely enough that data may change (counts,
@@ -191,11 +346,29 @@ W.sameIdentity = (el, planned) => {
   if (now.tag !== String(planned.tag || '').toLowerCase()) return false;
   if (planned.role && now.role !== planned.role) return false;
   const names = [planned.name, planned.label].filter((n) => n && W.squash(n));
-  if (!names.length) return true;
-  const current = [now.name, now.label].filter(Boolean).map(W.loose);
-  return names.some((n) => current.includes(W.loose(n)));
+  if (names.length) {
+    const current = [now.name, now.label].filter(Boolean).map(W.loose);
+    if (!names.some((n) => current.includes(W.loose(n)))) return false;
+  }
+  // Planned "in" a container: it must still be the one such element in a container showing it.
+  if (planned.within) {
+    const container = containerOf(el, planned.within);
+    if (!container) return false;
+    const peers = W.deepAll(el.tagName.toLowerCase(), container).filter((other) => {
+      if (other === el || !W.isVisible(other) && !W.visibleLabel(other)) return false;
+      const id = W.identityOf(other);
+      return id.role === now.role && W.loose(id.name || '') === W.loose(now.name || '');
+    });
+    if (peers.length) return false;
+  }
+  return true;
 };
 W.describeIdentity = (identity) => {
   const name = identity.name || identity.label;
-  return `${identity.role || identity.tag}${name ? ` "${name}"` : ''}`;
+  const within = identity.within ? ` in "${identity.within}"` : '';
+  return `${identity.role || identity.tag}${name ? ` "${name}"` : ''}${within}`;
 };
+// A custom element whose content Windup cannot see: it renders, has no light children to show,
+// and no open shadow root (so a closed one, most likely).
+W.closedHosts = () => W.deepAll('*').filter((el) => el.tagName.includes('-') && !el.shadowRoot &&
+  el.childElementCount === 0 && customElements.get(el.tagName.toLowerCase()) && W.isVisible(el));

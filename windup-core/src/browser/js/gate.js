@@ -1,4 +1,5 @@
-// Actionability gate. Arguments: selector, mode ("visible" | "click" | "fill" | "select" | "check"),
+// Actionability gate. Arguments: selector (a `>>>` chain through shadow roots), mode ("visible" |
+// "click" | "hover" | "fill" | "select" | "check"),
 // the identity the element was planned with ({ tag, role, name, label }, or null), then the
 // WebDriver callback. Answers { status, ... }; "ok" carries the element to act on.
 const [selector, mode, planned, done] = arguments;
@@ -6,15 +7,19 @@ const [selector, mode, planned, done] = arguments;
   const pending = async (answer) => { await W.nextChange(100); return answer; };
   if (document.readyState !== 'complete') return pending({ status: 'loading', detail: `the page is still loading (${document.readyState})` });
   let all;
-  try { all = Array.from(document.querySelectorAll(selector)); }
+  let closed;
+  try { ({ matches: all, closed } = W.chain(selector)); }
   catch (e) { return { status: 'invalid_selector', detail: String(e && e.message || e) }; }
+  if (all.length === 0 && closed) {
+    return pending({ status: 'closed_shadow', count: 0, detail: `the element ${W.describe(closed)} keeps its content in a closed shadow root, which no script can enter; ask for an open shadow root or a test id on the host` });
+  }
   if (all.length === 0) return pending({ status: 'missing', count: 0, detail: 'no element matches the selector' });
   let el = null;
   let original = null;
   let stranger = null;
   for (const candidate of all) {
     // Only a click or a check may go through a label, as a person would click it.
-    const throughLabel = mode === 'click' || mode === 'check';
+    const throughLabel = mode === 'click' || mode === 'check' || mode === 'hover';
     const target = throughLabel ? W.actionable(candidate) : (W.isVisible(candidate) ? candidate : null);
     if (!target) continue;
     // Fail closed: act only on an element that still is what the plan was made for.
@@ -23,7 +28,9 @@ const [selector, mode, planned, done] = arguments;
   }
   if (!el && stranger) {
     const expected = W.describeIdentity(planned);
-    return pending({ status: 'identity_mismatch', count: all.length, detail: `the selector now finds ${W.describeIdentity(W.identityOf(stranger))}, not the ${expected} the plan was made for` });
+    const found = W.identityOf(stranger);
+    const elsewhere = planned.within && W.sameIdentity(stranger, { ...planned, within: null }) ? ` that is not in "${planned.within}"` : '';
+    return pending({ status: 'identity_mismatch', count: all.length, detail: `the selector now finds ${W.describeIdentity(found)}${elsewhere}, not the ${expected} the plan was made for` });
   }
   if (!el) {
     const detail = all.length === 1
@@ -33,7 +40,9 @@ const [selector, mode, planned, done] = arguments;
   }
   const base = { count: all.length, described: W.describe(original), origin: location.origin };
   if (mode === 'visible') return { ...base, status: 'ok', element: el };
-  if (W.isDisabled(original)) return pending({ ...base, status: 'disabled', detail: `the element ${W.describe(original)} is disabled` });
+  const inert = W.inertReason(el);
+  if (inert) return pending({ ...base, status: 'covered', detail: `the element ${W.describe(el)} cannot be reached: ${inert}` });
+  if (mode !== 'hover' && W.isDisabled(original)) return pending({ ...base, status: 'disabled', detail: `the element ${W.describe(original)} is disabled` });
   if (mode === 'fill') {
     const editable = original.isContentEditable || (['INPUT', 'TEXTAREA'].includes(original.tagName) && !original.readOnly);
     if (!editable) return { ...base, status: 'not_editable', detail: `the element ${W.describe(original)} cannot be typed into (it is not an editable input, textarea or contenteditable)` };
@@ -54,7 +63,7 @@ const [selector, mode, planned, done] = arguments;
   let after = el.getBoundingClientRect();
   const moving = document.getAnimations().some((a) => {
     const target = a.effect && a.effect.target;
-    return a.playState === 'running' && target && target.contains && target.contains(el);
+    return a.playState === 'running' && target && target.nodeType === 1 && W.within(target, el);
   });
   if (moving) {
     // Three boxes on consecutive frames: two alone can match across a reversing animation.
@@ -71,9 +80,8 @@ const [selector, mode, planned, done] = arguments;
   }
   const x = after.left + after.width / 2;
   const y = after.top + after.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  const receives = hit && (hit === el || el.contains(hit) || (hit.tagName === 'LABEL' && hit.control === el));
-  if (!receives) {
+  const hit = W.hitAt(x, y);
+  if (!W.receives(el, hit)) {
     return pending({ ...base, status: 'covered', detail: `the element ${W.describe(el)} exists but is covered by ${hit ? W.describe(hit) : 'nothing (outside the viewport)'} at its centre` });
   }
   return { ...base, status: 'ok', element: el, box: { x: after.x, y: after.y, width: after.width, height: after.height } };

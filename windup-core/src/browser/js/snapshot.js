@@ -1,6 +1,7 @@
 // Page snapshot. No arguments. Answers { url, title, elements, outline }: the interactive elements
 // with how a person would name them and selectors that find them, and a compact outline.
-const elements = Array.from(document.querySelectorAll(INTERACTIVE)).map((el) => ({
+// Open shadow roots are seen through, as a person sees the page.
+const elements = W.deepAll(INTERACTIVE).map((el) => ({
   tag: el.tagName.toLowerCase(),
   role: role(el),
   name: accessibleName(el),
@@ -41,6 +42,13 @@ function walk(node, depth) {
     }
     return;
   }
+  if (node.tagName === 'IFRAME' || node.tagName === 'FRAME') {
+    const name = node.getAttribute('title') || node.getAttribute('name') || '';
+    const line = '  '.repeat(depth) + 'frame' + (name ? ' ' + quote(name) : '');
+    lines.push(line); budget -= line.length;
+    return;
+  }
+  if (node.shadowRoot) for (const child of node.shadowRoot.children) walk(child, next);
   for (const child of node.children) walk(child, next);
 }
 if (document.body) walk(document.body, 0);

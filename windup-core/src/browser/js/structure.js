@@ -1,7 +1,7 @@
 // Page structure, for the page signature. No arguments. Answers { url, loaded, elements }: for each
 // interactive element only what the signature counts — tag, role, input type, whether it has a
 // test id and whether its id is a selector that reaches it — the same facts the snapshot gives.
-const elements = Array.from(document.querySelectorAll(INTERACTIVE)).map((el) => {
+const elements = W.deepAll(INTERACTIVE).map((el) => {
   const id = idSelector(el);
   return {
     tag: el.tagName.toLowerCase(),

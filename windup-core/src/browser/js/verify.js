@@ -1,19 +1,33 @@
 // Postcondition probe. Arguments: a list of { kind, selector?, text?, value? }, then the WebDriver
 // callback. Answers one { ok, seen } per check. When any fails, it waits for the next DOM change
 // (at most 100 ms) and looks once more, so callers poll on conditions rather than on a clock.
+// Selectors are `>>>` chains through shadow roots; the page's text includes its open shadow roots
+// and the frames a script of this page may read (same origin).
 const [checks, done] = arguments;
 function visibleMatches(selector) {
-  const all = Array.from(document.querySelectorAll(selector));
+  const all = W.query(selector);
   return { all, visible: all.filter(W.isVisible) };
 }
+// The rendered text of a document, and of the same-origin frames it shows, nested ones too.
+function documentText(doc, depth) {
+  if (!doc || !doc.body) return '';
+  let out = doc === document ? W.text(doc.body) : doc.body.innerText;
+  if (depth > 3) return out;
+  for (const frame of doc === document ? W.deepAll('iframe, frame') : doc.querySelectorAll('iframe, frame')) {
+    let inner = null;
+    try { inner = frame.contentDocument; } catch (e) { inner = null; }
+    if (inner && W.isVisible(frame)) out += '\n' + documentText(inner, depth + 1);
+  }
+  return out;
+}
 function pageText() {
-  return W.squash(document.body ? document.body.innerText : '');
+  return W.squash(documentText(document, 0));
 }
 function where(text) {
   // The innermost visible element whose text contains `text`, to say where it was seen.
   let best = null;
-  for (const el of document.body ? document.body.querySelectorAll('*') : []) {
-    if (W.squash(el.innerText).includes(text) && W.isVisible(el)) best = el;
+  for (const el of document.body ? W.deepAll('*', document.body) : []) {
+    if (W.squash(W.text(el)).includes(text) && W.isVisible(el)) best = el;
   }
   return best ? W.describe(best) : 'the page';
 }
@@ -23,7 +37,7 @@ function controlValue(el) {
     return option ? [el.value, W.squash(option.textContent)] : [el.value];
   }
   if (el.type === 'checkbox' || el.type === 'radio') return [el.checked ? 'checked' : 'unchecked'];
-  if (el.isContentEditable) return [W.squash(el.innerText)];
+  if (el.isContentEditable || !('value' in el)) return [W.squash(W.text(el))];
   return [el.value];
 }
 function check(c) {
