@@ -262,6 +262,71 @@ async fn a_replay_refuses_a_changed_element_inside_a_shadow_root_and_inside_a_fr
 }
 
 #[tokio::test]
+async fn a_control_without_a_name_is_refused_when_its_row_moved() {
+    let project = Patterns::new();
+    let rig = Replay::start().await;
+    let mut plan = rig.plan(&project, "hover-row").await;
+    let tick = plan.actions[0].target.clone().unwrap();
+    assert_eq!(tick.identity.name, None, "the row's checkbox has no name");
+    assert_eq!(tick.identity.within.as_deref(), Some("Walk the dog"));
+    rig.replay(&plan)
+        .await
+        .unwrap_or_else(|f| panic!("replays: {f}"));
+
+    // The same rows the other way round: the planned selector now finds the other row's box.
+    plan.start_url = "/hover-row.html?reverse=1".to_owned();
+    plan.actions[0].timeout_ms = Some(800);
+    let failure = rig
+        .replay(&plan)
+        .await
+        .expect_err("the other row is not ticked");
+    assert!(refused_as_stranger(&failure), "{failure}");
+    assert!(
+        failure.to_string().contains("not in \"Walk the dog\""),
+        "{failure}"
+    );
+    let text = rig.page_text().await;
+    assert!(
+        !text.contains("DECOY") && !text.contains("Checked"),
+        "{text}"
+    );
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn the_snapshot_and_the_signature_see_into_open_shadow_roots() {
+    let rig = Replay::start().await;
+    rig.session
+        .goto(&format!("{}/shadow.html", rig.site.url()))
+        .await
+        .unwrap();
+    let snapshot = rig.session.snapshot().await.unwrap();
+    let add = snapshot
+        .elements
+        .iter()
+        .find(|e| e.name.as_deref() == Some("Add") && e.enabled && e.visible)
+        .unwrap_or_else(|| panic!("the shadow root's Add button is listed: {snapshot:#?}"));
+    assert!(add.selectors[0].contains(" >>> "), "{:?}", add.selectors);
+    assert!(
+        snapshot
+            .elements
+            .iter()
+            .any(|e| e.name.as_deref() == Some("3 stars")),
+        "the nested shadow root's buttons are listed"
+    );
+    assert!(
+        snapshot.outline.contains("button \"3 stars\""),
+        "{}",
+        snapshot.outline
+    );
+    // The light structure script gives the same signature as the full snapshot, so it too
+    // counts what is inside the shadow roots.
+    let structure = rig.session.structure().await.unwrap();
+    assert_eq!(structure.signature(), windup::signature::of(&snapshot));
+    rig.close().await;
+}
+
+#[tokio::test]
 async fn a_closed_shadow_root_is_named_and_a_hover_only_control_says_how_to_reach_it() {
     let project = Patterns::new();
     let mut rig = Replay::start().await;

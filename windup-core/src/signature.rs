@@ -35,9 +35,30 @@ impl From<&ElementInfo> for Shape {
             role: element.role.clone(),
             input_type: element.input_type.clone(),
             test_id: element.test_id.is_some(),
-            id_selector: element.selectors.iter().any(|s| s.starts_with('#')),
+            id_selector: element.selectors.iter().any(|s| is_own_id(s)),
         }
     }
+}
+
+/// Whether a selector is an element's own id (`#add`, or `todo-card >>> #add` inside a shadow
+/// root), not a path anchored on an ancestor's id (`#cart > button`).
+fn is_own_id(selector: &str) -> bool {
+    let own = selector.rsplit(">>>").next().unwrap_or(selector).trim();
+    let Some(id) = own.strip_prefix('#') else {
+        return false;
+    };
+    // `CSS.escape` writes special characters as `\c`; anything else unescaped is more than an id.
+    let mut chars = id.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            ' ' | '>' | '+' | '~' | ':' | '[' | '.' | '#' | ',' => return false,
+            _ => {}
+        }
+    }
+    true
 }
 
 impl Shape {
@@ -129,6 +150,17 @@ fn collapse_repeats(mut shapes: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_elements_own_id_counts_as_its_id_selector() {
+        assert!(is_own_id("#add"));
+        assert!(is_own_id("todo-card#today >>> #add"));
+        assert!(is_own_id(r"#a\:b"));
+        assert!(!is_own_id("#cart > button:nth-of-type(2)"));
+        assert!(!is_own_id("#today >>> [data-testid=\"add-task\"]"));
+        assert!(!is_own_id("button#add"));
+        assert!(!is_own_id("#a.b"));
+    }
 
     fn list(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()

@@ -3,12 +3,14 @@
 // test id and whether its id is a selector that reaches it — the same facts the snapshot gives.
 const elements = W.deepAll(INTERACTIVE).map((el) => {
   const id = idSelector(el);
+  const root = scopeOf(el);
+  const prefix = root instanceof ShadowRoot ? hostChain(root.host) + ' >>> ' : '';
   return {
     tag: el.tagName.toLowerCase(),
     role: role(el),
     input_type: el.tagName === 'INPUT' ? el.type : null,
     test_id: el.hasAttribute('data-testid'),
-    id_selector: Boolean(id && leadsTo(id, el)),
+    id_selector: Boolean(id && leadsTo(prefix + id, el)),
   };
 });
 return { url: location.href, loaded: document.readyState === 'complete', elements };
