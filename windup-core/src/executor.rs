@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use fantoccini::key::Key;
 use url::Url;
 
-use crate::browser::{BrowserError, GateMode, Probe, Session};
+use crate::browser::{BrowserError, GateMode, Probe, ProbeState, Session};
 use crate::fragments::{FragmentPlans, NoFragments};
 use crate::plan::{Action, ActionKind, Plan};
 use crate::secrets::SecretValue;
@@ -533,9 +533,18 @@ impl<'a> Executor<'a> {
             )
             .await
             .map_err(FailureCause::Browser)?
-            .map_err(|probe| FailureCause::NotActionable {
-                probe,
-                waited: started.elapsed(),
+            .map_err(|mut probe| {
+                if !target.frames.is_empty() && probe.state != ProbeState::FrameMissing {
+                    probe.detail = format!(
+                        "{} (in the frame {})",
+                        probe.detail,
+                        target.frames.join(" > ")
+                    );
+                }
+                FailureCause::NotActionable {
+                    probe,
+                    waited: started.elapsed(),
+                }
             })
     }
 

@@ -351,6 +351,30 @@ impl Session {
         answers
     }
 
+    /// How many elements a plan selector (a `>>>` chain) matches inside `frames` now, at once;
+    /// the error side says why it cannot be counted (not a valid selector, no such frame).
+    pub async fn count_matches(
+        &self,
+        frames: &[String],
+        selector: &str,
+    ) -> Result<Result<usize, String>, BrowserError> {
+        if let Err(probe) = self.enter_frames(frames).await? {
+            self.leave_frames().await?;
+            return Ok(Err(probe.detail));
+        }
+        let script = format!(
+            "{COMMON_JS}\ntry {{ return W.query(arguments[0]).length; }} catch (e) {{ return -1; }}"
+        );
+        let counted = self
+            .execute("count a selector's matches", &script, vec![json!(selector)])
+            .await;
+        self.leave_frames().await?;
+        Ok(match counted?.as_i64() {
+            Some(n) if n >= 0 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+            _ => Err(format!("{selector} is not a valid CSS selector")),
+        })
+    }
+
     /// Waits in the page for the next DOM change, at most 100 ms; navigation ends it early.
     pub(crate) async fn wait_for_change(&self) {
         let script = format!(

@@ -114,6 +114,9 @@ struct FrameInfo {
     name: String,
 }
 
+/// Ranks from here up are matches that do not show (resolve.js's `HIDDEN`).
+const HIDDEN_RANK: u32 = 100;
+
 /// Frames are searched this deep (a frame in a frame in a frame).
 const MAX_FRAME_DEPTH: usize = 3;
 
@@ -249,6 +252,12 @@ fn pick(
         .into_iter()
         .filter(|f| matched(f) && f.answer.rank == Some(best))
         .collect();
+    // Several matches none of which shows yet (a panel still sliding in, and its hidden twin):
+    // one of them may show, and then it is the one meant.
+    let several = winners.len() > 1 || winners.iter().any(|f| f.answer.status == "ambiguous");
+    if best >= HIDDEN_RANK && several && !last_look {
+        return Ok(None);
+    }
     if winners.len() == 1 && winners[0].answer.status == "ok" {
         let Found { frames, answer, .. } = winners.remove(0);
         return match (answer.selector, answer.identity) {

@@ -468,25 +468,18 @@ async fn missing_first_selectors(executor: &Executor<'_>, plan: &Plan) -> Option
     let mut problems = Vec::new();
     for action in &plan.actions {
         if let Some(target) = &action.target {
-            let script = "try { return document.querySelectorAll(arguments[0]).length; } \
-                          catch (e) { return -1; }";
-            let found = executor
+            // A browser that stopped answering shows at the action itself, with its own error.
+            let counted = executor
                 .session()
-                .client()
-                .execute(script, vec![Value::String(target.selector.clone())])
-                .await
-                .ok()
-                .and_then(|v| v.as_i64());
-            match found {
-                Some(0) => problems.push(format!(
+                .count_matches(&target.frames, &target.selector)
+                .await;
+            match counted {
+                Ok(Ok(0)) => problems.push(format!(
                     "action {}: the selector {} matches nothing on the start page",
                     action.id, target.selector
                 )),
-                Some(-1) => problems.push(format!(
-                    "action {}: {} is not a valid CSS selector",
-                    action.id, target.selector
-                )),
-                _ => {}
+                Ok(Err(why)) => problems.push(format!("action {}: {why}", action.id)),
+                Ok(Ok(_)) | Err(_) => {}
             }
         }
         if matches!(

@@ -30,19 +30,21 @@ const W = {
     for (let n = node; n; n = W.parent(n)) if (n === ancestor) return true;
     return false;
   },
-  // `root` and every open shadow root under it, nested ones too, in document order.
+  // `root` and every open shadow root under it, nested ones too, in document order. The
+  // document's are found once per script run, and again after a DOM change was waited for.
   roots(root) {
+    if (root === document && W._roots) return W._roots;
     const out = [root];
     for (let i = 0; i < out.length; i++) {
       for (const el of out[i].querySelectorAll('*')) if (el.shadowRoot) out.push(el.shadowRoot);
     }
+    if (root === document) W._roots = out;
     return out;
   },
   // Whether the page has any open shadow root; most pages have none, and then a deep walk is a
-  // plain query. Asked once per script run.
+  // plain query.
   shadowy() {
-    if (W._shadowy === undefined) W._shadowy = W.roots(document).length > 1;
-    return W._shadowy;
+    return W.roots(document).length > 1;
   },
   // Every element matching a CSS selector, in the document and in every open shadow root.
   deepAll(css, root) {
@@ -175,7 +177,7 @@ const W = {
     return new Promise((resolve) => {
       const observer = new MutationObserver(() => finish());
       const timer = setTimeout(() => finish(), ms);
-      function finish() { observer.disconnect(); clearTimeout(timer); resolve(); }
+      function finish() { observer.disconnect(); clearTimeout(timer); W._roots = undefined; resolve(); }
       for (const root of W.roots(document)) {
         observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
       }

@@ -103,7 +103,7 @@ function pick(purpose) {
 }
 // Ranks order matches across the page and its frames: what shows comes first, then the name's
 // tier (exact, ignoring case, contained), then enabled before disabled.
-const HIDDEN = 100;
+const HIDDEN = 100;  // resolve.rs: HIDDEN_RANK
 function identity(el) {
   const id = { tag: el.tagName.toLowerCase(), role: role(el), name: accessibleName(el), label: labelText(el) };
   if (query.within) id.within = W.squash(query.within);
