@@ -277,8 +277,8 @@ impl<'a> Executor<'a> {
     ) -> Result<(), Box<StepFailure>> {
         let opening = async {
             let url = self.resolve_url(start_url)?;
-            self.session.goto(url.as_str()).await.map_err(navigation)?;
-            match self.session.http_status().await.map_err(navigation)? {
+            let opened = self.session.goto(url.as_str()).await.map_err(navigation)?;
+            match opened.status {
                 Some(status) if status >= 400 => Err(FailureCause::Navigation(format!(
                     "the start page {url} answered HTTP {status} ({}): check the scenario's \
                      start_url and the base URL",

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::browser::scripts::{self, Script};
 use crate::browser::{BrowserError, ElementInfo, PageSnapshot, Session};
 
 /// A page a run visited: its path (never its query, which may carry data) and its signature.
@@ -110,12 +111,13 @@ impl PageStructure {
     }
 }
 
-const STRUCTURE_JS: &str = include_str!("browser/js/structure.js");
+static STRUCTURE: Script =
+    Script::new(|| scripts::with_selectors(include_str!("browser/js/structure.js")));
 
 impl Session {
     /// The structure of the current page.
     pub async fn structure(&self) -> Result<PageStructure, BrowserError> {
-        self.page_script("page structure", STRUCTURE_JS).await
+        self.page_script("page structure", &STRUCTURE).await
     }
 
     /// The structural signature of the current page.

@@ -5,6 +5,7 @@ mod driver;
 pub mod install;
 mod page;
 mod resolve;
+pub(crate) mod scripts;
 mod snapshot;
 
 use std::path::{Path, PathBuf};
@@ -109,6 +110,30 @@ pub enum BrowserError {
     /// The browser could not open a page: it shows its own error page instead.
     #[error("{0}")]
     Navigation(Unreachable),
+}
+
+/// A page the browser opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opened {
+    /// The HTTP status its document was served with, when the browser tells it (not for
+    /// `file:` or `about:` pages).
+    pub status: Option<u16>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct OpenedPage {
+    error: Option<String>,
+    status: Option<u16>,
+}
+
+/// The `ERR_…` code in a chromedriver error such as `unknown error: net::ERR_CONNECTION_REFUSED`.
+fn net_error_code(message: &str) -> Option<String> {
+    let rest = message.split("net::").nth(1)?;
+    let code: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    code.starts_with("ERR_").then_some(code)
 }
 
 /// A page the browser could not open, with the network error it gave.
@@ -352,61 +377,49 @@ impl Session {
     }
 
     /// Navigates and waits for the page to load.
-    pub async fn goto(&self, url: &str) -> Result<(), BrowserError> {
+    pub async fn goto(&self, url: &str) -> Result<Opened, BrowserError> {
         self.leave_frames().await?;
         let opened = self.client.goto(url).await;
         // chromedriver reports some network errors as a failed command and shows others only as
         // its error page: either way the browser's error page is what is open now.
-        let code = match &opened {
-            Err(err) => err
-                .to_string()
-                .split("net::")
-                .nth(1)
-                .map(|rest| {
-                    rest.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-                        .next()
-                        .unwrap_or("")
-                        .to_owned()
-                })
-                .filter(|code| code.starts_with("ERR_")),
-            Ok(()) => None,
-        };
-        let code = match code {
-            Some(code) => Some(code),
-            None if opened.is_ok() => self.error_page_code().await,
-            None => None,
-        };
-        if let Some(code) = code {
+        let failed_with = opened
+            .as_ref()
+            .err()
+            .and_then(|err| net_error_code(&err.to_string()));
+        if let Some(code) = failed_with {
             return Err(BrowserError::Navigation(Unreachable {
                 url: url.to_owned(),
                 code,
             }));
         }
         opened.map_err(|e| BrowserError::command(format!("goto {url}"), e))?;
+        let page = self.opened().await?;
+        if let Some(code) = page.error {
+            return Err(BrowserError::Navigation(Unreachable {
+                url: url.to_owned(),
+                code,
+            }));
+        }
         self.remember_origin(url);
-        Ok(())
+        Ok(Opened {
+            status: page.status,
+        })
     }
 
-    /// The network error code of the browser's own error page, when that is the open page.
-    async fn error_page_code(&self) -> Option<String> {
-        let script = "return location.href.startsWith('chrome-error:') \
-            ? ((document.querySelector('.error-code') || {}).innerText || 'ERR_FAILED').trim() : null;";
-        let answer = self
-            .execute("check the page loaded", script, vec![])
-            .await
-            .ok()?;
-        answer.as_str().map(str::to_owned)
-    }
-
-    /// The HTTP status the current page's document was served with, when the browser tells it
-    /// (Navigation Timing's `responseStatus`).
-    pub async fn http_status(&self) -> Result<Option<u16>, BrowserError> {
+    /// What the page just opened is: the browser's error page (with its network error code), or
+    /// a document served with an HTTP status (Navigation Timing's `responseStatus`). One script.
+    async fn opened(&self) -> Result<OpenedPage, BrowserError> {
         let script = "const nav = performance.getEntriesByType('navigation')[0]; \
-            return nav && nav.responseStatus ? nav.responseStatus : null;";
-        let answer = self
-            .execute("read the page's HTTP status", script, vec![])
+            return { error: location.href.startsWith('chrome-error:') \
+              ? ((document.querySelector('.error-code') || {}).innerText || 'ERR_FAILED').trim() : null, \
+              status: nav && nav.responseStatus ? nav.responseStatus : null };";
+        let raw = self
+            .execute("check the page opened", script, vec![])
             .await?;
-        Ok(answer.as_u64().and_then(|s| u16::try_from(s).ok()))
+        serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
+            during: "check the page opened".into(),
+            value: raw.to_string(),
+        })
     }
 
     /// The current URL.
@@ -590,5 +603,50 @@ impl fantoccini::wd::WebDriverCompatibleCommand for CdpCommand {
     fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
         let body = json!({ "cmd": self.cmd, "params": self.params });
         (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_network_error_code_is_read_from_chromedriver_s_message() {
+        let message = "unknown error: net::ERR_CONNECTION_REFUSED\n  (Session info: chrome=156.0)";
+        assert_eq!(
+            net_error_code(message).as_deref(),
+            Some("ERR_CONNECTION_REFUSED")
+        );
+        assert_eq!(net_error_code("unknown error: net::something"), None);
+        assert_eq!(net_error_code("no such element"), None);
+    }
+
+    #[test]
+    fn an_unreachable_site_says_why_and_what_to_do() {
+        let cases = [
+            (
+                "ERR_CONNECTION_REFUSED",
+                "(connection refused, ERR_CONNECTION_REFUSED): is the server running?",
+            ),
+            ("ERR_NAME_NOT_RESOLVED", "does not resolve (DNS)"),
+            (
+                "ERR_CERT_AUTHORITY_INVALID",
+                "TLS certificate is not trusted",
+            ),
+            ("ERR_UNSAFE_PORT", "deems unsafe"),
+            ("ERR_SOMETHING_NEW", "could not load it (ERR_SOMETHING_NEW)"),
+        ];
+        for (code, said) in cases {
+            let text = Unreachable {
+                url: "http://127.0.0.1:1/".into(),
+                code: code.into(),
+            }
+            .to_string();
+            assert!(
+                text.starts_with("the site at http://127.0.0.1:1/ is not reachable ("),
+                "{text}"
+            );
+            assert!(text.contains(said), "{text}");
+        }
     }
 }

@@ -8,12 +8,19 @@ use fantoccini::elements::{Element, ElementRef};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::scripts::{self, Script};
 use super::{BrowserError, Session};
 use crate::plan::Identity;
 
-const COMMON_JS: &str = include_str!("js/common.js");
-const GATE_JS: &str = include_str!("js/gate.js");
-const VERIFY_JS: &str = include_str!("js/verify.js");
+static GATE: Script = Script::new(|| scripts::with_helpers(include_str!("js/gate.js")));
+static VERIFY: Script = Script::new(|| scripts::with_helpers(include_str!("js/verify.js")));
+static FRAME: Script = Script::new(|| scripts::with_helpers(FRAME_JS));
+static COUNT: Script = Script::new(|| {
+    scripts::with_helpers("try { return W.query(arguments[0]).length; } catch (e) { return -1; }")
+});
+static WAIT: Script = Script::new(|| {
+    scripts::with_helpers("const done = arguments[0]; W.nextChange(100).then(() => done(null));")
+});
 /// The key WebDriver uses for an element reference inside script results.
 const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -176,12 +183,8 @@ impl Session {
         mode: GateMode,
         identity: Option<&Identity>,
     ) -> Result<Result<Actionable, Probe>, BrowserError> {
-        let script = format!("{COMMON_JS}\n{GATE_JS}");
         let args = vec![json!(selector), json!(mode.as_str()), json!(identity)];
-        let raw = match self
-            .execute_async("actionability check", &script, args)
-            .await
-        {
+        let raw = match self.execute_async("actionability check", &GATE, args).await {
             Ok(raw) => raw,
             // A script interrupted by a navigation is "not yet", not a failure.
             Err(BrowserError::Command { reason, .. }) => {
@@ -229,9 +232,8 @@ impl Session {
 
     /// Evaluates page-side postconditions once (after at most one wait for a DOM change).
     pub(crate) async fn check(&self, checks: &[Value]) -> Result<Vec<CheckAnswer>, BrowserError> {
-        let script = format!("{COMMON_JS}\n{VERIFY_JS}");
         let raw = match self
-            .execute_async("postcondition check", &script, vec![json!(checks)])
+            .execute_async("postcondition check", &VERIFY, vec![json!(checks)])
             .await
         {
             Ok(raw) => raw,
@@ -272,10 +274,9 @@ impl Session {
         if frames.is_empty() {
             return Ok(Ok(()));
         }
-        let script = format!("{COMMON_JS}\n{FRAME_JS}");
         for (depth, selector) in frames.iter().enumerate() {
             let answer = match self
-                .execute_async("find a frame", &script, vec![json!(selector)])
+                .execute_async("find a frame", &FRAME, vec![json!(selector)])
                 .await
             {
                 Ok(answer) => answer,
@@ -362,11 +363,8 @@ impl Session {
             self.leave_frames().await?;
             return Ok(Err(probe.detail));
         }
-        let script = format!(
-            "{COMMON_JS}\ntry {{ return W.query(arguments[0]).length; }} catch (e) {{ return -1; }}"
-        );
         let counted = self
-            .execute("count a selector's matches", &script, vec![json!(selector)])
+            .execute("count a selector's matches", &COUNT, vec![json!(selector)])
             .await;
         self.leave_frames().await?;
         Ok(match counted?.as_i64() {
@@ -377,12 +375,7 @@ impl Session {
 
     /// Waits in the page for the next DOM change, at most 100 ms; navigation ends it early.
     pub(crate) async fn wait_for_change(&self) {
-        let script = format!(
-            "{COMMON_JS}\nconst done = arguments[0]; W.nextChange(100).then(() => done(null));"
-        );
         // A navigation interrupting the wait is itself the change being waited for.
-        let _ = self
-            .execute_async("wait for a change", &script, vec![])
-            .await;
+        let _ = self.execute_async("wait for a change", &WAIT, vec![]).await;
     }
 }

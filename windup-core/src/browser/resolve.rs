@@ -7,11 +7,11 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::scripts::{self, Script};
 use super::{BrowserError, Session};
 use crate::plan::Identity;
 
-const COMMON_JS: &str = include_str!("js/common.js");
-const RESOLVE_JS: &str = include_str!("js/resolve.js");
+static RESOLVE: Script = Script::new(|| scripts::with_selectors(include_str!("js/resolve.js")));
 
 /// What a step wants to do with the element it names; it decides which elements qualify.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,7 @@ impl Session {
 
     /// Asks every document of the page (the page, then its frames, breadth first) once.
     async fn search(&self, query: &Value) -> Result<Vec<Found>, BrowserError> {
-        let script = format!("{COMMON_JS}\n{RESOLVE_JS}");
+        let script: &str = &RESOLVE;
         let mut found = Vec::new();
         let mut queue = std::collections::VecDeque::from([(Vec::new(), Vec::new())]);
         while let Some((frames, names)) = queue.pop_front() {
@@ -177,7 +177,7 @@ impl Session {
             let mut query = query.clone();
             query["wait"] = json!(top);
             let raw = match self
-                .execute_async("find an element by name", &script, vec![query])
+                .execute_async("find an element by name", script, vec![query])
                 .await
             {
                 Ok(raw) => raw,

@@ -3,10 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::scripts::{self, Script};
 use super::{BrowserError, Session};
 
-const COMMON_JS: &str = include_str!("js/common.js");
-const SNAPSHOT_JS: &str = include_str!("js/snapshot.js");
+static SNAPSHOT: Script = Script::new(|| scripts::with_selectors(include_str!("js/snapshot.js")));
 
 /// What a page offers a person, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,18 +49,16 @@ pub struct ElementBox {
 impl Session {
     /// Takes a snapshot of the current page.
     pub async fn snapshot(&self) -> Result<PageSnapshot, BrowserError> {
-        self.page_script("page snapshot", SNAPSHOT_JS).await
+        self.page_script("page snapshot", &SNAPSHOT).await
     }
 
-    /// Runs one of Windup's page scripts (`script` sees the shared helpers of `common.js`) and
-    /// reads its answer as `T`.
+    /// Runs one of Windup's page scripts (made with [`scripts`]) and reads its answer as `T`.
     pub(crate) async fn page_script<T: serde::de::DeserializeOwned>(
         &self,
         during: &str,
         script: &str,
     ) -> Result<T, BrowserError> {
-        let script = format!("{COMMON_JS}\n{script}");
-        let raw = self.execute(during, &script, vec![]).await?;
+        let raw = self.execute(during, script, vec![]).await?;
         serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
             during: during.into(),
             value: format!("{err}: {}", truncate(&raw.to_string(), 300)),

@@ -94,8 +94,10 @@ function pick(purpose) {
     if (visible.length) {
       // A person acts on the enabled one of an enabled and a disabled twin; a disabled control
       // alone is still the one meant (and the gate says it is disabled).
+      // When several enabled ones remain, the ambiguity lists every one that shows.
       const enabled = byText ? visible : visible.filter((el) => !W.isDisabled(W.control(el) || el));
-      return enabled.length ? { chosen: enabled, rank: t * 2 } : { chosen: visible, rank: t * 2 + 1 };
+      if (enabled.length === 1) return { chosen: enabled, rank: t * 2 };
+      return { chosen: visible, rank: enabled.length ? t * 2 : t * 2 + 1 };
     }
     hiddenOnly = hiddenOnly || { chosen: matches, rank: HIDDEN + t };
   }
