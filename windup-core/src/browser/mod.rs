@@ -634,7 +634,7 @@ mod tests {
                 "TLS certificate is not trusted",
             ),
             ("ERR_UNSAFE_PORT", "deems unsafe"),
-            ("ERR_SOMETHING_NEW", "could not load it (ERR_SOMETHING_NEW)"),
+            ("ERR_SOMETHING_NEW", "could not load it, ERR_SOMETHING_NEW)"),
         ];
         for (code, said) in cases {
             let text = Unreachable {
