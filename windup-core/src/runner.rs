@@ -423,32 +423,18 @@ async fn run_on(run: Run<'_>) -> (Outcome, Option<Replan>, bool) {
             }
             Err(failure) => failure,
         };
-        if matches!(
+        // A browser that is gone, or a site that is down, says nothing about the plan: it stays
+        // active, and nothing is planned (on the browser's error page).
+        let gone = matches!(
             failure.cause,
             FailureCause::Browser(BrowserError::Lost { .. })
-        ) {
-            let message = explain(scenario, &failure);
-            return (
-                Outcome::Failed {
-                    message,
-                    class: FailureClass::Step,
-                },
-                None,
-                true,
-            );
-        }
-        // A site that is down says nothing about the plan: it stays active, and nothing is
-        // planned on the browser's error page.
-        if matches!(failure.cause, FailureCause::Navigation(_)) {
-            let message = explain(scenario, &failure);
-            return (
-                Outcome::Failed {
-                    message,
-                    class: FailureClass::Navigation,
-                },
-                None,
-                false,
-            );
+        );
+        if gone || matches!(failure.cause, FailureCause::Navigation(_)) {
+            let outcome = Outcome::Failed {
+                message: explain(scenario, &failure),
+                class: class_of(&failure),
+            };
+            return (outcome, None, gone);
         }
         let mut evidence = explain(scenario, &failure);
         if let Source::Cache(Some(planned)) = &source
