@@ -107,7 +107,7 @@ function pick(purpose) {
 // tier (exact, ignoring case, contained), then enabled before disabled.
 const HIDDEN = 100;  // resolve.rs: HIDDEN_RANK
 function identity(el) {
-  const id = { tag: el.tagName.toLowerCase(), role: role(el), name: accessibleName(el), label: labelText(el) };
+  const id = W.identityOf(el);
   if (query.within) id.within = W.squash(query.within);
   return id;
 }

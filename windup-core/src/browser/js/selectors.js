@@ -74,11 +74,15 @@ function ownSelectors(el) {
 // Selectors that lead the executor to `el`, most stable first; the last is structural. An
 // element inside shadow roots gets a chain: its host's selector, `>>>`, its own.
 function selectors(el) {
-  const root = scopeOf(el);
-  const prefix = root instanceof ShadowRoot ? hostChain(root.host) + ' >>> ' : '';
+  const prefix = chainPrefix(el);
   const candidates = ownSelectors(el).map((s) => prefix + s).filter((s) => leadsTo(s, el));
   candidates.push(prefix + structural(el));
   return candidates;
+}
+// What leads into the tree scope of `el`: nothing in the document, `host >>> ` in a shadow root.
+function chainPrefix(el) {
+  const root = scopeOf(el);
+  return root instanceof ShadowRoot ? hostChain(root.host) + ' >>> ' : '';
 }
 // The selector chain that leads to a shadow host.
 function hostChain(host) {

@@ -3,8 +3,7 @@
 // test id and whether its id is a selector that reaches it — the same facts the snapshot gives.
 const elements = W.deepAll(INTERACTIVE).map((el) => {
   const id = idSelector(el);
-  const root = scopeOf(el);
-  const prefix = root instanceof ShadowRoot ? hostChain(root.host) + ' >>> ' : '';
+  const prefix = chainPrefix(el);
   return {
     tag: el.tagName.toLowerCase(),
     role: role(el),
