@@ -7,12 +7,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use windup::Browser;
 use windup::cache::{CacheEntry, CacheKey, PlanCache};
 use windup::config::Settings;
 use windup::plan::{Plan, Rules};
-use windup::runner::{Outcome, SessionPool, is_ignored, run_suite};
+use windup::runner::Outcome;
 use windup::scenario;
+use windup::suite::{Suite, is_ignored};
 
 #[tokio::main]
 async fn main() {
@@ -60,7 +60,7 @@ async fn suite() {
     let shop = windup_shop::spawn(Default::default())
         .await
         .expect("the shop starts");
-    let base = shop.url().parse().expect("a URL");
+    let base: url::Url = shop.url().parse().expect("a URL");
     let (mut first, mut replay) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         // A fresh project each round: the repository's scenarios, no lockfiles, no cache.
@@ -88,22 +88,23 @@ async fn suite() {
             .iter()
             .map(|p| scenario::load(p, &settings.scenarios_dir).expect("a scenario"))
             .filter(|s| !is_ignored(&settings, s))
+            .map(std::sync::Arc::new)
             .collect();
-        let browser = Browser::launch(settings.browser_config())
+        let running = Suite::new(settings, base.clone())
+            .start(loaded.len(), Vec::new())
             .await
             .expect("chromedriver starts");
-        let pool = SessionPool::new(browser, 1);
         for times in [&mut first, &mut replay] {
             let started = Instant::now();
-            let results = run_suite(&pool, &settings, &base, &loaded, 1, &|_| {}).await;
+            let results = running.run_all(&loaded).await;
             times.push(started.elapsed());
             for result in &results {
-                if let Outcome::Failed { message, .. } = &result.outcome {
-                    panic!("{} failed: {message}", result.id);
+                if let Outcome::Failed(failure) = &result.outcome {
+                    panic!("{} failed: {failure}", result.id);
                 }
             }
         }
-        pool.close().await;
+        running.finish().await;
     }
     first.sort();
     replay.sort();

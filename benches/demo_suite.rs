@@ -7,10 +7,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use windup::Browser;
 use windup::config::Settings;
-use windup::runner::{SessionPool, is_ignored, run_suite};
 use windup::scenario;
+use windup::suite::{Selection, Suite, is_ignored};
 
 #[tokio::main]
 async fn main() {
@@ -31,7 +30,7 @@ async fn main() {
     let shop = windup_shop::spawn(Default::default())
         .await
         .expect("the shop starts");
-    let base_url = shop.url().parse().expect("a URL");
+    let base_url: url::Url = shop.url().parse().expect("a URL");
     println!(
         "demo suite: {} scenarios, {runs} rounds per worker count",
         scenarios.len()
@@ -41,19 +40,18 @@ async fn main() {
         let mut times = Vec::with_capacity(runs);
         for _ in 0..runs {
             let started = Instant::now();
-            let browser = Browser::launch(settings.browser_config())
+            let mut settings = settings.clone();
+            settings.workers = workers;
+            let finished = Suite::new(settings, base_url.clone())
+                .run(Selection::of(scenarios.iter().cloned()))
                 .await
                 .expect("chromedriver starts");
-            let pool = SessionPool::new(browser, workers);
-            let results =
-                run_suite(&pool, &settings, &base_url, &scenarios, workers, &|_| {}).await;
-            pool.close().await;
-            drop(pool);
             let elapsed = started.elapsed();
-            let failed: Vec<_> = results
+            let failed: Vec<_> = finished
+                .results
                 .iter()
-                .filter(|r| !r.passed())
-                .map(|r| &r.id)
+                .filter(|(_, r)| !r.passed())
+                .map(|(_, r)| &r.id)
                 .collect();
             assert!(failed.is_empty(), "scenarios failed: {failed:?}");
             times.push(elapsed);

@@ -11,11 +11,16 @@ use windup::cache::{EntryStatus, PlanCache};
 use windup::config::Settings;
 use windup::ledger::{CacheOutcome, Ledger, Replan};
 use windup::lockfile;
-use windup::runner::{FailureClass, Outcome, ScenarioResult, SessionPool, run_scenario};
+use windup::pool::SessionPool;
+use windup::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
 use windup::scenario::Scenario;
 use windup_shop::{Markup, ShopOptions};
 
-async fn run(settings: &Settings, markup: Markup, scenario: &Scenario) -> ScenarioResult {
+async fn run(
+    settings: &Settings,
+    markup: Markup,
+    scenario: &Scenario,
+) -> std::sync::Arc<ScenarioResult> {
     let shop = windup_shop::spawn(ShopOptions {
         markup,
         ..ShopOptions::default()
@@ -33,7 +38,7 @@ async fn run(settings: &Settings, markup: Markup, scenario: &Scenario) -> Scenar
 fn cache_outcome(result: &ScenarioResult) -> CacheOutcome {
     match &result.outcome {
         Outcome::Passed { cache, .. } => *cache,
-        Outcome::Failed { message, .. } => panic!("{} failed:\n{message}", result.id),
+        Outcome::Failed(failure) => panic!("{} failed:\n{failure}", result.id),
     }
 }
 
@@ -142,7 +147,7 @@ async fn read_only_runs_replay_lockfiles_and_never_plan() {
     let developer = project.settings(false);
     let search = project.scenario("search");
     assert_eq!(
-        cache_outcome(&run(&developer, Markup::Standard, &search).await),
+        cache_outcome(&*run(&developer, Markup::Standard, &search).await),
         CacheOutcome::Miss
     );
     lockfile::accept(&project.pending("search")).unwrap();
@@ -151,14 +156,15 @@ async fn read_only_runs_replay_lockfiles_and_never_plan() {
     // CI: a cold cache is seeded from the lockfile and replays.
     let ci = project.settings(true);
     assert_eq!(
-        cache_outcome(&run(&ci, Markup::Standard, &search).await),
+        cache_outcome(&*run(&ci, Markup::Standard, &search).await),
         CacheOutcome::Hit
     );
 
     // CI: a scenario with no plan fails with what to do, and nothing is written.
     let unplanned = run(&ci, Markup::Standard, &project.scenario("out-of-stock")).await;
     match &unplanned.outcome {
-        Outcome::Failed { message, class } => {
+        Outcome::Failed(failure) => {
+            let (message, class) = (&failure.to_string(), &failure.class());
             assert_eq!(*class, FailureClass::ReadOnly);
             assert!(
                 message.contains("needs planning (it has no plan yet), and this run is read-only"),
@@ -214,9 +220,10 @@ async fn a_plan_weaker_than_the_scenario_never_passes_and_is_never_saved() {
         settings
     };
     let ci = run(&short(project.settings(true)), Markup::Standard, &login).await;
-    let Outcome::Failed { message, class } = &ci.outcome else {
+    let Outcome::Failed(failure) = &ci.outcome else {
         panic!("a weak plan passed: {:?}", ci.outcome);
     };
+    let (message, class) = (&failure.to_string(), &failure.class());
     assert_eq!(*class, FailureClass::ReadOnly, "{message}");
     assert!(
         message.contains("Signed in as demo@windup.test"),
@@ -243,9 +250,10 @@ async fn a_plan_weaker_than_the_scenario_never_passes_and_is_never_saved() {
     )
     .unwrap();
     let impossible = run(&local, Markup::Standard, &project.scenario("login")).await;
-    let Outcome::Failed { message, class } = &impossible.outcome else {
+    let Outcome::Failed(failure) = &impossible.outcome else {
         panic!("an unmet expectation passed: {:?}", impossible.outcome);
     };
+    let (message, class) = (&failure.to_string(), &failure.class());
     assert_eq!(*class, FailureClass::Step, "{message}");
     assert!(message.contains("Signed in as nobody"), "{message}");
     assert_eq!(PlanCache::new(project.root()).list().unwrap(), Vec::new());

@@ -11,7 +11,8 @@ use windup::Browser;
 use windup::cache::PlanCache;
 use windup::ledger::{CacheOutcome, Ledger};
 use windup::lockfile;
-use windup::runner::{Outcome, ScenarioResult, SessionPool, run_scenario};
+use windup::pool::SessionPool;
+use windup::runner::{Outcome, ScenarioResult, run_scenario};
 use windup_shop::{Markup, ShopOptions};
 
 const LOGIN: &str = "\
@@ -30,7 +31,7 @@ fn scenario(path: &str, text: &str) -> String {
     )
 }
 
-async fn run_all(project: &Project, markup: Markup) -> Vec<ScenarioResult> {
+async fn run_all(project: &Project, markup: Markup) -> Vec<std::sync::Arc<ScenarioResult>> {
     let shop = windup_shop::spawn(ShopOptions {
         markup,
         ..ShopOptions::default()
@@ -49,12 +50,12 @@ async fn run_all(project: &Project, markup: Markup) -> Vec<ScenarioResult> {
     results
 }
 
-fn cache_outcomes(results: &[ScenarioResult]) -> Vec<CacheOutcome> {
+fn cache_outcomes(results: &[std::sync::Arc<ScenarioResult>]) -> Vec<CacheOutcome> {
     results
         .iter()
         .map(|result| match &result.outcome {
             Outcome::Passed { cache, .. } => *cache,
-            Outcome::Failed { message, .. } => panic!("{} failed:\n{message}", result.id),
+            Outcome::Failed(failure) => panic!("{} failed:\n{failure}", result.id),
         })
         .collect()
 }

@@ -12,7 +12,8 @@ use url::Url;
 use windup::Browser;
 use windup::config::Settings;
 use windup::ledger::{CacheOutcome, Ledger, RetryKind, RunRecord};
-use windup::runner::{FailureClass, Outcome, ScenarioResult, SessionPool, run_scenario};
+use windup::pool::SessionPool;
+use windup::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
 use windup_fake_provider::{FakeProvider, Recorded, Reply, Wire};
 use windup_shop::RunningShop;
 
@@ -91,7 +92,12 @@ impl Stage {
         }
     }
 
-    async fn run(&self, settings: &Settings, project: &Project, name: &str) -> ScenarioResult {
+    async fn run(
+        &self,
+        settings: &Settings,
+        project: &Project,
+        name: &str,
+    ) -> std::sync::Arc<ScenarioResult> {
         let base: Url = self.shop.url().parse().unwrap();
         run_scenario(&self.pool, settings, &base, &project.scenario(name)).await
     }
@@ -104,13 +110,13 @@ impl Stage {
 fn passed(result: &ScenarioResult) -> CacheOutcome {
     match &result.outcome {
         Outcome::Passed { cache, .. } => *cache,
-        Outcome::Failed { message, .. } => panic!("{} failed:\n{message}", result.id),
+        Outcome::Failed(failure) => panic!("{} failed:\n{failure}", result.id),
     }
 }
 
-fn failed(result: &ScenarioResult) -> (&str, FailureClass) {
+fn failed(result: &ScenarioResult) -> (String, FailureClass) {
     match &result.outcome {
-        Outcome::Failed { message, class } => (message, *class),
+        Outcome::Failed(failure) => (failure.to_string(), failure.class()),
         Outcome::Passed { .. } => panic!("{} passed", result.id),
     }
 }

@@ -19,7 +19,8 @@ use windup::config::Settings;
 use windup::executor::{ExecOptions, Executor, FailureCause, NoValues};
 use windup::ledger::CacheOutcome;
 use windup::plan::{Plan, Rules};
-use windup::runner::{FailureClass, Outcome, SessionPool, run_scenario};
+use windup::pool::SessionPool;
+use windup::runner::{FailureClass, Outcome, run_scenario};
 use windup::scenario::{self, Scenario};
 use windup::steps::Expectation;
 use windup::{Browser, Session};
@@ -125,8 +126,8 @@ async fn every_pattern_plans_offline_then_replays_from_the_cache_without_touchin
                 Outcome::Passed { cache, .. } => problems.push(format!(
                     "{name} ({run} run): cache {cache:?}, not {wanted:?}"
                 )),
-                Outcome::Failed { message, .. } => {
-                    problems.push(format!("{name} ({run} run) failed:\n{message}"))
+                Outcome::Failed(failure) => {
+                    problems.push(format!("{name} ({run} run) failed:\n{failure}"))
                 }
             }
             assert!(
@@ -373,9 +374,10 @@ async fn a_site_that_is_down_or_a_missing_start_page_is_a_navigation_failure() {
     drop(closed);
     let down: Url = format!("http://127.0.0.1:{port}").parse().unwrap();
     let result = run_scenario(&pool, &settings, &down, &scenario).await;
-    let Outcome::Failed { message, class } = &result.outcome else {
+    let Outcome::Failed(failure) = &result.outcome else {
         panic!("a run against a closed port passed");
     };
+    let (message, class) = (&failure.to_string(), &failure.class());
     assert_eq!(*class, FailureClass::Navigation, "{message}");
     assert!(
         message.contains(&format!(
@@ -403,9 +405,10 @@ async fn a_site_that_is_down_or_a_missing_start_page_is_a_navigation_failure() {
     .unwrap();
     let base: Url = site.url().parse().unwrap();
     let result = run_scenario(&pool, &settings, &base, &missing).await;
-    let Outcome::Failed { message, class } = &result.outcome else {
+    let Outcome::Failed(failure) = &result.outcome else {
         panic!("a missing start page passed");
     };
+    let (message, class) = (&failure.to_string(), &failure.class());
     assert_eq!(*class, FailureClass::Navigation, "{message}");
     assert!(
         message.contains("answered HTTP 404 (Not Found)"),

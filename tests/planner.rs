@@ -149,7 +149,7 @@ expect:
         2,
         "the scenario's expectations end the plan: {last:?}"
     );
-    assert_eq!(run.plan.generated_by.planner, "offline");
+    assert_eq!(run.plan.generated_by.planner.as_str(), "offline");
     assert_eq!(run.execution.actions.len(), 10);
 
     // The plan it made replays on a fresh session.

@@ -1,27 +1,25 @@
 //! `cargo windup`: a thin command line over windup-core.
 //!
-//! Exit codes (docs/cli.md): 0 passed, 1 scenarios failed, 2 usage or configuration error,
-//! 3 browser or driver unavailable.
+//! Exit codes (docs/cli.md#exit-codes): 0 passed, 1 scenarios failed, 2 usage or configuration
+//! error, 3 browser or driver unavailable, 4 read-only run needed planning, 5 budget exceeded,
+//! 6 secret leaked. [`CliError`] owns them.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use windup_core::browser::install::{InstallPlan, availability, install_plan};
 use windup_core::cache::{EntryStatus, PlanCache};
 use windup_core::config::Settings;
 use windup_core::executor::NoValues;
-use windup_core::ledger::CacheOutcome;
+use windup_core::failure::relative;
 use windup_core::plan::{Plan, Rules};
-use windup_core::runner::{
-    FailureClass, Outcome, ScenarioResult, SessionPool, is_ignored, load_scenarios, relative,
-    run_suite,
-};
-use windup_core::scenario::Scenario;
-use windup_core::{Browser, ExecOptions, Executor};
-use windup_core::{ledger, lockfile, report, secrets, summary};
+use windup_core::reporters::Terminal;
+use windup_core::runner::exec_options;
+use windup_core::suite::{Finished, Selection, Suite, SuiteError};
+use windup_core::{Browser, Executor};
+use windup_core::{ledger, lockfile};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -74,8 +72,8 @@ enum Command {
         #[arg(long)]
         since: Option<String>,
         /// Group by scenario, model or day.
-        #[arg(long, default_value = "scenario")]
-        by: String,
+        #[arg(long, default_value = "scenario", value_parser = group_by)]
+        by: ledger::GroupBy,
     },
     /// Look into or clear the plan cache (.windup/cache).
     Cache {
@@ -87,9 +85,10 @@ enum Command {
         /// Plan files (`*.plan.json`).
         #[arg(required = true)]
         plans: Vec<PathBuf>,
-        /// The site's base URL; plans carry paths joined to it.
+        /// The site's base URL (default: base_url from windup.toml); plans carry paths joined
+        /// to it.
         #[arg(long)]
-        base_url: url::Url,
+        base_url: Option<String>,
         /// Show the browser window.
         #[arg(long)]
         headed: bool,
@@ -106,7 +105,7 @@ enum CacheAction {
     Clear { scenario: Option<String> },
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 struct SuiteArgs {
     /// Browser workers running scenarios at once (default: `workers` in windup.toml).
     #[arg(long, short = 'j')]
@@ -126,21 +125,75 @@ struct SuiteArgs {
     summary: bool,
 }
 
-/// Exit codes, as documented in docs/cli.md.
-mod exit {
-    pub const FAILED: u8 = 1;
-    pub const USAGE: u8 = 2;
-    pub const BROWSER: u8 = 3;
-    /// A scenario needed planning that this run may not do (read-only: CI or WINDUP_UPDATE=no).
-    pub const READ_ONLY: u8 = 4;
-    /// Planning needed a model call that would have gone over a budget.
-    pub const BUDGET: u8 = 5;
-    /// A secret value was found in a file Windup wrote or in its output.
-    pub const LEAK: u8 = 6;
+/// Why a command did not succeed; it owns the exit code (docs/cli.md#exit-codes).
+#[derive(Debug)]
+enum CliError {
+    /// Bad arguments, an invalid `windup.toml`, no base URL, an unreadable plan: 2.
+    Usage(String),
+    /// The browser or its driver is unavailable: 3.
+    Browser(String),
+    /// At least one scenario failed, did not load, or its site could not be opened: 1.
+    Failed,
+    /// A scenario needed planning that this run may not do (read-only: CI or
+    /// WINDUP_UPDATE=no): 4.
+    ReadOnly,
+    /// Planning needed a model call that would have gone over a budget: 5.
+    Budget,
+    /// A secret value was found in a file Windup wrote or in its output: 6.
+    Leak,
 }
 
-/// A failure of the command itself, with its exit code.
-struct Fatal(u8, String);
+impl CliError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Failed => 1,
+            CliError::Usage(_) => 2,
+            CliError::Browser(_) => 3,
+            CliError::ReadOnly => 4,
+            CliError::Budget => 5,
+            CliError::Leak => 6,
+        }
+    }
+
+    /// What to print, when the run has not said it already.
+    fn message(&self) -> Option<&str> {
+        match self {
+            CliError::Usage(message) | CliError::Browser(message) => Some(message),
+            _ => None,
+        }
+    }
+
+    /// A suite's end: leaks first, then the failure classes with their own codes.
+    fn of(finished: &Finished) -> Result<(), CliError> {
+        let totals = &finished.totals;
+        if !finished.leaks.is_empty() {
+            Err(CliError::Leak)
+        } else if totals.failed == 0 && finished.report_failed {
+            Err(CliError::Usage("a report was not written".into()))
+        } else if totals.failed == 0 {
+            Ok(())
+        } else if totals.budget > 0 {
+            Err(CliError::Budget)
+        } else if totals.read_only > 0 {
+            Err(CliError::ReadOnly)
+        } else {
+            Err(CliError::Failed)
+        }
+    }
+}
+
+impl From<SuiteError> for CliError {
+    fn from(err: SuiteError) -> Self {
+        match err {
+            SuiteError::Browser(err) => CliError::Browser(err.to_string()),
+            other => CliError::Usage(other.to_string()),
+        }
+    }
+}
+
+fn usage(message: impl std::fmt::Display) -> CliError {
+    CliError::Usage(message.to_string())
+}
 
 fn main() -> ExitCode {
     // Output piped into `head` and closed early ends the process quietly, as other tools do.
@@ -157,59 +210,57 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
-            return if err.use_stderr() {
-                ExitCode::from(exit::USAGE)
-            } else {
-                ExitCode::SUCCESS
-            };
+            let code = if err.use_stderr() { 2 } else { 0 };
+            return ExitCode::from(code);
         }
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
+    let done = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(dispatch(cli.command)),
+        Err(err) => Err(CliError::Browser(format!(
+            "cannot start the async runtime: {err}"
+        ))),
+    };
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: cannot start the async runtime: {err}");
-            return ExitCode::from(exit::BROWSER);
-        }
-    };
-    let outcome = runtime.block_on(async {
-        match cli.command {
-            Command::Run {
-                filter,
-                suite,
-                base_url,
-            } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
-            Command::Demo { suite, yes } => demo(&suite, yes).await,
-            Command::Init => init(),
-            Command::Cache { action } => cache(action),
-            Command::Costs { since, by } => costs(since.as_deref(), &by),
-            Command::Review {
-                accept_all,
-                reject_all,
-            } => review(accept_all, reject_all),
-            Command::Setup => setup(),
-            Command::Exec {
-                plans,
-                base_url,
-                headed,
-            } => exec(&plans, base_url, headed).await,
-        }
-    });
-    match outcome {
-        Ok(code) => code,
-        Err(Fatal(code, message)) => {
-            eprintln!("error: {message}");
-            ExitCode::from(code)
+            if let Some(message) = err.message() {
+                eprintln!("error: {message}");
+            }
+            ExitCode::from(err.exit_code())
         }
     }
 }
 
-fn project_settings(suite: &SuiteArgs) -> Result<Settings, Fatal> {
-    let root = std::env::current_dir()
-        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
-    let mut settings = Settings::load(&root).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+async fn dispatch(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Run {
+            filter,
+            suite,
+            base_url,
+        } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
+        Command::Demo { suite, yes } => demo(&suite, yes).await,
+        Command::Init => init(),
+        Command::Cache { action } => cache(action),
+        Command::Costs { since, by } => costs(since.as_deref(), by),
+        Command::Review {
+            accept_all,
+            reject_all,
+        } => review(accept_all, reject_all),
+        Command::Setup => setup(),
+        Command::Exec {
+            plans,
+            base_url,
+            headed,
+        } => exec(&plans, base_url, headed).await,
+    }
+}
+
+fn project_settings(suite: &SuiteArgs) -> Result<Settings, CliError> {
+    let root = std::env::current_dir().map_err(|e| usage(format!("no current directory: {e}")))?;
+    let mut settings = Settings::load(&root).map_err(usage)?;
     if let Some(workers) = suite.workers {
         if workers == 0 {
-            return Err(Fatal(exit::USAGE, "--workers needs at least 1".into()));
+            return Err(usage("--workers needs at least 1"));
         }
         settings.workers = workers;
     }
@@ -218,225 +269,83 @@ fn project_settings(suite: &SuiteArgs) -> Result<Settings, Fatal> {
     }
     if let Some(spec) = &suite.report {
         settings.reports = windup_core::config::Reports::parse(spec, &root)
-            .map_err(|e| Fatal(exit::USAGE, format!("--report: {e}")))?;
+            .map_err(|e| usage(format!("--report: {e}")))?;
     }
     Ok(settings)
 }
 
-/// Loads the scenarios to run; a file that does not load is reported and counts as a failure.
-fn scenarios(
-    settings: &Settings,
-    filter: Option<&str>,
-    include_ignored: bool,
-) -> Result<(Vec<Scenario>, usize), Fatal> {
-    let all = load_scenarios(settings).map_err(|message| Fatal(exit::USAGE, message))?;
-    let mut loaded = Vec::new();
-    let mut broken = 0;
-    for scenario in all {
-        match scenario {
-            Ok(scenario) => {
-                let wanted = filter.is_none_or(|f| scenario.id.contains(f));
-                if wanted && (include_ignored || !is_ignored(settings, &scenario)) {
-                    loaded.push(scenario);
-                }
-            }
-            Err((path, err)) => {
-                broken += 1;
-                println!("FAIL {}\n  {err}", path.display());
-            }
-        }
+/// The base URL to test: `--base-url`, else the settings'; without either, what to do.
+fn base_url_of(settings: &Settings, flag: Option<&str>) -> Result<url::Url, CliError> {
+    if let Some(url) = flag {
+        return url::Url::parse(url).map_err(|e| usage(format!("--base-url {url:?}: {e}")));
     }
-    Ok((loaded, broken))
+    if let Some(url) = &settings.base_url {
+        return Ok(url.clone());
+    }
+    let config = settings.root.join("windup.toml");
+    Err(usage(if config.exists() {
+        "no base URL: set base_url in windup.toml or WINDUP_BASE_URL, or pass --base-url".to_owned()
+    } else {
+        format!(
+            "no windup.toml found in {}: run `cargo windup init` to set Windup up here, or pass \
+             --base-url (or set WINDUP_BASE_URL)",
+            settings.root.display()
+        )
+    }))
 }
 
 async fn run(
     filter: Option<&str>,
     suite: &SuiteArgs,
     base_url: Option<&str>,
-) -> Result<ExitCode, Fatal> {
+) -> Result<(), CliError> {
     let settings = project_settings(suite)?;
-    let base_url = match base_url {
-        Some(url) => url::Url::parse(url)
-            .map_err(|e| Fatal(exit::USAGE, format!("--base-url {url:?}: {e}")))?,
-        None => settings.base_url.clone().ok_or_else(|| {
-            Fatal(
-                exit::USAGE,
-                "no base URL: set base_url in windup.toml or WINDUP_BASE_URL, or pass --base-url"
-                    .into(),
-            )
-        })?,
-    };
-    let (scenarios, broken) = scenarios(&settings, filter, suite.include_ignored)?;
-    run_scenarios(&settings, &base_url, &scenarios, broken, suite.summary).await
+    let base_url = base_url_of(&settings, base_url)?;
+    let selection = Selection::load(&settings, filter, suite.include_ignored)?;
+    run_scenarios(settings, base_url, selection, suite.summary).await
 }
 
-async fn demo(suite: &SuiteArgs, yes: bool) -> Result<ExitCode, Fatal> {
+async fn demo(suite: &SuiteArgs, yes: bool) -> Result<(), CliError> {
     let settings = project_settings(suite)?;
     let found = availability(&settings.browser_config());
     if settings.browser.webdriver_url.is_none() && !found.ready() {
         let missing = found.missing().join(" and ");
         println!("The demo runs in Chromium through ChromeDriver; missing here: {missing}.");
         if !(yes || confirm("Install them now with the system package manager?")) {
-            return Err(Fatal(
-                exit::BROWSER,
-                format!(
-                    "{missing} missing: run `cargo windup setup`, or `cargo windup demo --yes`"
-                ),
-            ));
+            return Err(CliError::Browser(format!(
+                "{missing} missing: run `cargo windup setup`, or `cargo windup demo --yes`"
+            )));
         }
         setup()?;
     }
-    let (scenarios, broken) = scenarios(&settings, None, suite.include_ignored)?;
-    if scenarios.is_empty() && broken == 0 {
-        return Err(Fatal(
-            exit::USAGE,
-            format!(
-                "no scenarios in {}: run the demo from the root of the Windup repository",
-                settings.scenarios_dir.display()
-            ),
-        ));
+    let selection = Selection::load(&settings, None, suite.include_ignored)?;
+    if selection.is_empty() {
+        return Err(usage(format!(
+            "no scenarios in {}: run the demo from the root of the Windup repository",
+            settings.scenarios_dir.display()
+        )));
     }
     let shop = windup_shop::spawn(Default::default())
         .await
-        .map_err(|e| Fatal(exit::USAGE, format!("the demo shop did not start: {e}")))?;
+        .map_err(|e| usage(format!("the demo shop did not start: {e}")))?;
     println!("demo shop at {}", shop.url());
-    let base_url = url::Url::parse(shop.url()).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
-    run_scenarios(&settings, &base_url, &scenarios, broken, suite.summary).await
+    let base_url = url::Url::parse(shop.url()).map_err(usage)?;
+    run_scenarios(settings, base_url, selection, suite.summary).await
 }
 
-/// Runs scenarios on the configured number of workers, a line per scenario and a summary.
+/// Runs a suite with the terminal reporter; the exit code says how it went.
 async fn run_scenarios(
-    settings: &Settings,
-    base_url: &url::Url,
-    scenarios: &[Scenario],
-    broken: usize,
+    settings: Settings,
+    base_url: url::Url,
+    selection: Selection,
     summary: bool,
-) -> Result<ExitCode, Fatal> {
-    let started = Instant::now();
-    let browser = Browser::launch(settings.browser_config())
-        .await
-        .map_err(|e| Fatal(exit::BROWSER, e.to_string()))?;
-    let workers = settings.workers.min(scenarios.len().max(1));
-    let pool = SessionPool::new(browser, workers);
-    println!(
-        "running {} scenarios on {workers} workers against {base_url}",
-        scenarios.len()
-    );
-    // What the run prints, kept for the leak scan.
-    let printed = std::sync::Mutex::new(String::new());
-    let say = |text: String| {
-        println!("{text}");
-        let mut printed = printed.lock().unwrap_or_else(|p| p.into_inner());
-        printed.push_str(&text);
-        printed.push('\n');
-    };
-    let report = |result: &ScenarioResult| {
-        let ms = result.duration.as_millis();
-        match &result.outcome {
-            Outcome::Passed {
-                actions,
-                cache,
-                pending,
-            } => {
-                let cache = match cache {
-                    CacheOutcome::Hit => "replayed",
-                    CacheOutcome::Miss => "planned",
-                    CacheOutcome::Replanned => "re-planned",
-                };
-                say(format!(
-                    "PASS {} ({actions} actions, {cache}, {ms} ms)",
-                    result.id
-                ));
-                if let Some(path) = pending {
-                    say(format!(
-                        "  new plan waits for review: {} (cargo windup review)",
-                        path.display()
-                    ));
-                }
-            }
-            Outcome::Failed { message, .. } => say(format!(
-                "FAIL {} ({ms} ms)\n  {}",
-                result.id,
-                message.replace('\n', "\n  ")
-            )),
-        }
-        let _ = std::io::stdout().flush();
-    };
-    let started_at = ledger::started_at(time::OffsetDateTime::now_utc());
-    let results = run_suite(&pool, settings, base_url, scenarios, workers, &report).await;
-    pool.close().await;
-    let passed = results.iter().filter(|r| r.passed()).count();
-    let failed = results.len() - passed + broken;
-    println!("finished in {:.1} s", started.elapsed().as_secs_f64());
-    println!("{passed} passed, {failed} failed");
-    if !settings.reports.is_empty() {
-        let prices = ledger::PriceTable::for_project(&settings.root)
-            .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
-        let suite = report::SuiteReport {
-            name: suite_name(settings),
-            started_at,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            base_url: base_url.to_string(),
-            scenarios: scenarios
-                .iter()
-                .zip(&results)
-                .map(|(scenario, result)| report::scenario_report(scenario, result, &prices))
-                .collect(),
-        };
-        for path in report::write(&settings.reports, &suite)
-            .map_err(|e| Fatal(exit::USAGE, format!("the report was not written: {e}")))?
-        {
-            println!("report: {}", path.display());
-        }
-    }
-    if summary {
-        let runs: Vec<_> = scenarios.iter().zip(&results).collect();
-        match summary::summarize(settings, pool.spend(), &runs).await {
-            Ok(summaries) => {
-                for (id, text) in &summaries.suggestions {
-                    say(format!("suggestion for {id}: {text}"));
-                }
-                if let Some(text) = &summaries.summary {
-                    say(format!("summary: {text}"));
-                }
-                for problem in &summaries.problems {
-                    say(format!("windup: {problem}"));
-                }
-            }
-            Err(problem) => say(format!("windup: no summary: {problem}")),
-        }
-    }
-    let printed = printed.into_inner().unwrap_or_else(|p| p.into_inner());
-    let leaks = secrets::check_run(settings, &settings.reports.paths(), &printed);
-    if !leaks.is_empty() {
-        for leak in &leaks {
-            eprintln!("error: {leak}");
-        }
-        return Ok(ExitCode::from(exit::LEAK));
-    }
-    let failed_for = |class: FailureClass| {
-        results
-            .iter()
-            .any(|r| matches!(&r.outcome, Outcome::Failed { class: c, .. } if *c == class))
-    };
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else if failed_for(FailureClass::Budget) {
-        ExitCode::from(exit::BUDGET)
-    } else if failed_for(FailureClass::ReadOnly) {
-        ExitCode::from(exit::READ_ONLY)
-    } else {
-        ExitCode::from(exit::FAILED)
-    })
-}
-
-/// The suite's name in reports: the project directory's name.
-fn suite_name(settings: &Settings) -> String {
-    settings
-        .root
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "windup".to_owned())
+) -> Result<(), CliError> {
+    let finished = Suite::new(settings, base_url)
+        .reporter(Terminal::new())
+        .with_summary(summary)
+        .run(selection)
+        .await?;
+    CliError::of(&finished)
 }
 
 fn confirm(question: &str) -> bool {
@@ -451,29 +360,20 @@ fn confirm(question: &str) -> bool {
 }
 
 /// Shows each pending plan's diff against its lockfile and accepts or rejects it.
-fn review(accept_all: bool, reject_all: bool) -> Result<ExitCode, Fatal> {
-    let settings = project_settings(&SuiteArgs {
-        workers: None,
-        include_ignored: false,
-        headed: false,
-        report: None,
-        summary: false,
-    })?;
-    let waiting = lockfile::pending(&settings.scenarios_dir)
-        .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+fn review(accept_all: bool, reject_all: bool) -> Result<(), CliError> {
+    let settings = project_settings(&SuiteArgs::default())?;
+    let waiting =
+        lockfile::pending(&settings.scenarios_dir).map_err(|e| CliError::Usage(e.to_string()))?;
     if waiting.is_empty() {
         println!("no plans to review");
-        return Ok(ExitCode::SUCCESS);
+        return Ok(());
     }
     let interactive = std::io::stdin().is_terminal();
     if !(accept_all || reject_all || interactive) {
-        return Err(Fatal(
-            exit::USAGE,
-            format!(
-                "{} plans wait for review; run `cargo windup review` in a terminal, or pass --accept-all or --reject-all",
-                waiting.len()
-            ),
-        ));
+        return Err(CliError::Usage(format!(
+            "{} plans wait for review; run `cargo windup review` in a terminal, or pass --accept-all or --reject-all",
+            waiting.len()
+        )));
     }
     let (mut accepted, mut rejected, mut skipped) = (0, 0, 0);
     for pending in &waiting {
@@ -508,10 +408,10 @@ fn review(accept_all: bool, reject_all: bool) -> Result<ExitCode, Fatal> {
                 Ok(())
             }
         };
-        outcome.map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+        outcome.map_err(|e| CliError::Usage(e.to_string()))?;
     }
     println!("{accepted} accepted, {rejected} rejected, {skipped} skipped");
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn ask(question: &str) -> char {
@@ -528,11 +428,11 @@ fn ask(question: &str) -> char {
         .map_or('s', |c| c.to_ascii_lowercase())
 }
 
-fn cache(action: CacheAction) -> Result<ExitCode, Fatal> {
+fn cache(action: CacheAction) -> Result<(), CliError> {
     let root = std::env::current_dir()
-        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
+        .map_err(|e| CliError::Usage(format!("no current directory: {e}")))?;
     let cache = PlanCache::new(&root);
-    let failed = |e: windup_core::cache::CacheError| Fatal(exit::USAGE, e.to_string());
+    let failed = |e: windup_core::cache::CacheError| CliError::Usage(e.to_string());
     match action {
         CacheAction::Ls => {
             let entries = cache.list().map_err(failed)?;
@@ -554,10 +454,9 @@ fn cache(action: CacheAction) -> Result<ExitCode, Fatal> {
         CacheAction::Show { scenario } => {
             let entries = cache.get(&scenario).map_err(failed)?;
             if entries.is_empty() {
-                return Err(Fatal(
-                    exit::USAGE,
-                    format!("no cached plan for scenario {scenario:?}"),
-                ));
+                return Err(CliError::Usage(format!(
+                    "no cached plan for scenario {scenario:?}"
+                )));
             }
             for entry in entries {
                 let sig = entry
@@ -591,7 +490,7 @@ fn cache(action: CacheAction) -> Result<ExitCode, Fatal> {
             println!("removed {removed} cached plans");
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn status(status: EntryStatus) -> &'static str {
@@ -602,29 +501,29 @@ fn status(status: EntryStatus) -> &'static str {
 }
 
 /// Prints the cost report of the project's ledger.
-fn costs(since: Option<&str>, by: &str) -> Result<ExitCode, Fatal> {
+/// `--by`, parsed by the ledger's own names.
+fn group_by(text: &str) -> Result<ledger::GroupBy, String> {
+    text.parse()
+}
+
+fn costs(since: Option<&str>, by: ledger::GroupBy) -> Result<(), CliError> {
     let root = std::env::current_dir()
-        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
-    let by: ledger::GroupBy = by
-        .parse()
-        .map_err(|e: String| Fatal(exit::USAGE, format!("--by: {e}")))?;
-    let since = match since {
-        Some(text) => {
-            let format = time::macros::format_description!("[year]-[month]-[day]");
-            Some(time::Date::parse(text, &format).map_err(|e| {
-                Fatal(
-                    exit::USAGE,
-                    format!("--since {text:?}: {e}; use YYYY-MM-DD"),
-                )
-            })?)
-        }
-        None => None,
-    };
+        .map_err(|e| CliError::Usage(format!("no current directory: {e}")))?;
+    let since =
+        match since {
+            Some(text) => {
+                let format = time::macros::format_description!("[year]-[month]-[day]");
+                Some(time::Date::parse(text, &format).map_err(|e| {
+                    CliError::Usage(format!("--since {text:?}: {e}; use YYYY-MM-DD"))
+                })?)
+            }
+            None => None,
+        };
     let read = ledger::Ledger::new(&root)
         .read()
-        .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let prices =
-        ledger::PriceTable::for_project(&root).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+        ledger::PriceTable::for_project(&root).map_err(|e| CliError::Usage(e.to_string()))?;
     print!("{}", ledger::costs(&read.records, &prices, since, by));
     if read.skipped_lines > 0 {
         println!(
@@ -632,18 +531,18 @@ fn costs(since: Option<&str>, by: &str) -> Result<ExitCode, Fatal> {
             read.skipped_lines
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-fn init() -> Result<ExitCode, Fatal> {
+fn init() -> Result<(), CliError> {
     let root = std::env::current_dir()
-        .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
+        .map_err(|e| CliError::Usage(format!("no current directory: {e}")))?;
     let version = env!("CARGO_PKG_VERSION");
     let requirement = version
         .rsplit_once('.')
         .map_or(version, |(major_minor, _)| major_minor);
-    let changes = windup_core::init::init(&root, requirement)
-        .map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
+    let changes =
+        windup_core::init::init(&root, requirement).map_err(|e| CliError::Usage(e.to_string()))?;
     if changes.is_empty() {
         println!("Windup is already set up here; nothing changed.");
     }
@@ -651,10 +550,10 @@ fn init() -> Result<ExitCode, Fatal> {
         println!("{change}");
     }
     println!("next: write scenarios in scenarios/, then `cargo test --test e2e`");
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-fn setup() -> Result<ExitCode, Fatal> {
+fn setup() -> Result<(), CliError> {
     match install_plan() {
         InstallPlan::Commands(commands) => {
             for command in commands {
@@ -662,58 +561,54 @@ fn setup() -> Result<ExitCode, Fatal> {
                 let status = std::process::Command::new(&command[0])
                     .args(&command[1..])
                     .status()
-                    .map_err(|e| Fatal(exit::BROWSER, format!("cannot run {}: {e}", command[0])))?;
+                    .map_err(|e| CliError::Browser(format!("cannot run {}: {e}", command[0])))?;
                 if !status.success() {
-                    return Err(Fatal(
-                        exit::BROWSER,
-                        format!(
-                            "`{}` failed ({status}); run it yourself to see why",
-                            command.join(" ")
-                        ),
-                    ));
+                    return Err(CliError::Browser(format!(
+                        "`{}` failed ({status}); run it yourself to see why",
+                        command.join(" ")
+                    )));
                 }
             }
             println!("Chromium and ChromeDriver are installed.");
-            Ok(ExitCode::SUCCESS)
+            Ok(())
         }
-        InstallPlan::Manual(instructions) => Err(Fatal(exit::BROWSER, instructions)),
+        InstallPlan::Manual(instructions) => Err(CliError::Browser(instructions)),
     }
 }
 
-/// Replays plan files on one session, a line per plan and a summary.
-async fn exec(plans: &[PathBuf], base_url: url::Url, headed: bool) -> Result<ExitCode, Fatal> {
+/// Replays plan files on one session, a line per plan and a summary; the executor's options
+/// come from the settings, as for every run.
+async fn exec(plans: &[PathBuf], base_url: Option<String>, headed: bool) -> Result<(), CliError> {
     let loaded = plans
         .iter()
         .map(|p| load_plan(p))
         .collect::<Result<Vec<_>, _>>()?;
     let settings = project_settings(&SuiteArgs {
-        workers: None,
-        include_ignored: false,
         headed,
-        report: None,
-        summary: false,
+        ..SuiteArgs::default()
     })?;
+    let base_url = base_url_of(&settings, base_url.as_deref())?;
     let browser = Browser::launch(settings.browser_config())
         .await
-        .map_err(|e| Fatal(exit::BROWSER, e.to_string()))?;
+        .map_err(|e| CliError::Browser(e.to_string()))?;
     let session = browser
         .new_session()
         .await
-        .map_err(|e| Fatal(exit::BROWSER, e.to_string()))?;
-    let mut options = ExecOptions::new(base_url);
-    options.artifacts_dir = PathBuf::from(".windup/artifacts");
+        .map_err(|e| CliError::Browser(e.to_string()))?;
+    let options = exec_options(&settings, &base_url);
     let (mut passed, mut failed) = (0, 0);
     for plan in &loaded {
         if let Err(err) = session.reset().await {
-            return Err(Fatal(exit::BROWSER, err.to_string()));
+            let _ = session.close().await;
+            return Err(CliError::Browser(err.to_string()));
         }
         match Executor::new(&session, &options, &NoValues).run(plan).await {
             Ok(run) => {
                 passed += 1;
                 println!(
-                    "PASS {} ({} actions, {} ms)",
+                    "PASS {} ({}, {} ms)",
                     plan.scenario_id,
-                    run.actions.len(),
+                    count(run.actions.len(), "action"),
                     run.duration.as_millis()
                 );
             }
@@ -725,16 +620,25 @@ async fn exec(plans: &[PathBuf], base_url: url::Url, headed: bool) -> Result<Exi
     }
     let _ = session.close().await;
     println!("{passed} passed, {failed} failed");
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
+    if failed == 0 {
+        Ok(())
     } else {
-        ExitCode::from(exit::FAILED)
-    })
+        Err(CliError::Failed)
+    }
 }
 
-fn load_plan(path: &Path) -> Result<Plan, Fatal> {
+/// `1 action`, `2 actions`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn load_plan(path: &Path) -> Result<Plan, CliError> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| Fatal(exit::USAGE, format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
     Plan::from_json_str(&text, &Rules::default())
-        .map_err(|e| Fatal(exit::USAGE, format!("{}: {e}", path.display())))
+        .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }

@@ -171,12 +171,38 @@ impl std::fmt::Display for StepFailure {
 
 impl std::error::Error for StepFailure {}
 
+/// Who watches a run as it happens: each action as it starts and ends, each page as it is
+/// reached. The run layer turns these into its events; watching never changes what runs.
+pub trait Watcher: Send + Sync {
+    fn action_started(&self, _scenario: &str, _action: &Action, _position: usize, _of: usize) {}
+    fn action_finished(&self, _scenario: &str, _action: &Action, _end: ActionEnd<'_>) {}
+    fn page_visited(&self, _scenario: &str, _page: &PageVisit) {}
+}
+
+/// How an action ended, for a [`Watcher`].
+#[derive(Debug, Clone, Copy)]
+pub struct ActionEnd<'a> {
+    pub position: usize,
+    pub of: usize,
+    pub passed: bool,
+    pub duration: Duration,
+    /// The filmstrip frame after it, or the screenshot at its failure.
+    pub screenshot: Option<&'a std::path::Path>,
+}
+
+/// A run nobody watches.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Unwatched;
+
+impl Watcher for Unwatched {}
+
 /// Runs plans on one session.
 pub struct Executor<'a> {
     session: &'a Session,
     options: &'a ExecOptions,
     values: &'a dyn ValueSource,
     fragments: &'a dyn FragmentPlans,
+    watcher: &'a dyn Watcher,
     /// The pages reached since the last [`Executor::take_visits`], in order.
     visits: Mutex<Vec<PageVisit>>,
 }
@@ -192,8 +218,15 @@ impl<'a> Executor<'a> {
             options,
             values,
             fragments: &NoFragments,
+            watcher: &Unwatched,
             visits: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same executor, telling `watcher` what happens as it happens.
+    pub fn watched_by(mut self, watcher: &'a dyn Watcher) -> Self {
+        self.watcher = watcher;
+        self
     }
 
     /// The same executor, running `use` actions with these fragments' plans.
@@ -216,7 +249,7 @@ impl<'a> Executor<'a> {
     /// Records the current page when the path changed since the last page recorded: one URL
     /// read per step, and one snapshot per new page. Recording is collection, never a verdict:
     /// a page that cannot be read now is simply not recorded.
-    async fn observe(&self) {
+    async fn observe(&self, scenario: &str) {
         let Ok(url) = self.session.current_url().await else {
             return;
         };
@@ -239,8 +272,12 @@ impl<'a> Executor<'a> {
         };
         let mut visits = visits();
         if visits.last().is_none_or(|last| last.path != path) {
-            let sig = page.signature();
-            visits.push(PageVisit { path, sig });
+            let visit = PageVisit {
+                path,
+                sig: page.signature(),
+            };
+            self.watcher.page_visited(scenario, &visit);
+            visits.push(visit);
         }
     }
 
@@ -289,7 +326,7 @@ impl<'a> Executor<'a> {
         };
         match opening.await {
             Ok(()) => {
-                self.observe().await;
+                self.observe(scenario).await;
                 Ok(())
             }
             Err(cause) => {
@@ -315,10 +352,19 @@ impl<'a> Executor<'a> {
         of: usize,
     ) -> Result<ActionRecord, Box<StepFailure>> {
         let started = Instant::now();
-        match self.run_action(action).await {
+        self.watcher.action_started(scenario, action, position, of);
+        let at = Position {
+            scenario,
+            action_id: &action.id,
+            position,
+            of,
+            kind: Some(action.kind),
+            selector: action.target.as_ref().map(|t| t.selector.as_str()),
+        };
+        let done = match self.run_action(scenario, action).await {
             Ok(()) => {
                 let duration = started.elapsed();
-                self.observe().await;
+                self.observe(scenario).await;
                 let screenshot = self.film(scenario, position, &action.id).await;
                 Ok(ActionRecord {
                     id: action.id.clone(),
@@ -327,18 +373,20 @@ impl<'a> Executor<'a> {
                     screenshot,
                 })
             }
-            Err(cause) => {
-                let at = Position {
-                    scenario,
-                    action_id: &action.id,
-                    position,
-                    of,
-                    kind: Some(action.kind),
-                    selector: action.target.as_ref().map(|t| t.selector.as_str()),
-                };
-                Err(self.failure(at, cause).await)
-            }
-        }
+            Err(cause) => Err(self.failure(at, cause).await),
+        };
+        let end = ActionEnd {
+            position,
+            of,
+            passed: done.is_ok(),
+            duration: started.elapsed(),
+            screenshot: match &done {
+                Ok(record) => record.screenshot.as_deref(),
+                Err(failure) => failure.screenshot.as_deref(),
+            },
+        };
+        self.watcher.action_finished(scenario, action, end);
+        done
     }
 
     /// The session this executor drives.
@@ -351,14 +399,14 @@ impl<'a> Executor<'a> {
         self.options
     }
 
-    async fn run_action(&self, action: &Action) -> Result<(), FailureCause> {
+    async fn run_action(&self, scenario: &str, action: &Action) -> Result<(), FailureCause> {
         let timeout = action
             .timeout_ms
             .map(Duration::from_millis)
             .unwrap_or(self.options.default_timeout);
         let started = Instant::now();
         let deadline = started + timeout;
-        let acted = self.act(action, deadline, started).await;
+        let acted = self.act(scenario, action, deadline, started).await;
         // Whatever happened inside a frame, what follows looks at the page itself.
         let left = self.session.leave_frames().await;
         acted?;
@@ -379,6 +427,7 @@ impl<'a> Executor<'a> {
     /// Carries out an action once its element is actionable, before its postconditions.
     async fn act(
         &self,
+        scenario: &str,
         action: &Action,
         deadline: Instant,
         started: Instant,
@@ -474,10 +523,10 @@ impl<'a> Executor<'a> {
                         );
                         return Err(in_fragment(Some(&inner.id), nested));
                     }
-                    Box::pin(self.run_action(inner))
+                    Box::pin(self.run_action(scenario, inner))
                         .await
                         .map_err(|cause| in_fragment(Some(&inner.id), cause))?;
-                    self.observe().await;
+                    self.observe(scenario).await;
                 }
             }
         }

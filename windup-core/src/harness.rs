@@ -8,7 +8,7 @@
 
 use std::any::Any;
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,12 +17,11 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use tokio::sync::OnceCell;
 use url::Url;
 
-use crate::browser::Browser;
 use crate::config::Settings;
-use crate::ledger::PriceTable;
-use crate::runner::{Outcome, SessionPool, is_ignored, load_scenarios, run_scenario};
+use crate::events::{Reporter, RunEvent};
+use crate::runner::Outcome;
 use crate::scenario::Scenario;
-use crate::{report, secrets};
+use crate::suite::{Running, Suite, Unloadable, is_ignored, load_scenarios};
 
 /// What the user's setup hands the harness: the URL of the app under test, and whatever must
 /// live as long as the tests do (a server handle, a child process) — dropped after the last one.
@@ -91,11 +90,11 @@ impl<E: std::fmt::Display> IntoSetup for Result<Setup, E> {
 }
 
 type SetupFuture = Pin<Box<dyn Future<Output = Setup> + Send>>;
+type MakeSetup = Box<dyn FnOnce() -> SetupFuture + Send>;
 
 /// Everything trials share, made once, on the first trial that runs.
 struct Ready {
-    base_url: Url,
-    pool: SessionPool,
+    running: Running,
     // Behind a mutex only so that the harness can be shared between trial threads.
     _guard: std::sync::Mutex<Option<Box<dyn Any + Send>>>,
 }
@@ -103,95 +102,102 @@ struct Ready {
 struct Harness {
     runtime: tokio::runtime::Runtime,
     settings: Settings,
-    /// What the trials reported, for the leak scan.
-    output: std::sync::Mutex<String>,
-    /// Each scenario's part of the report, when reports are asked for (`WINDUP_REPORT`).
-    reported: std::sync::Mutex<Vec<report::ScenarioReport>>,
-    /// The prices reports use, read once.
-    prices: PriceTable,
-    setup: std::sync::Mutex<Option<Box<dyn FnOnce() -> SetupFuture + Send>>>,
+    /// How many scenarios there are, for the suite's first event.
+    planned: usize,
+    setup: std::sync::Mutex<Option<MakeSetup>>,
     ready: OnceCell<Result<Ready, String>>,
 }
 
 impl Harness {
     async fn ready(&self) -> &Result<Ready, String> {
-        self.ready
-            .get_or_init(|| async {
-                let setup = self.setup.lock().unwrap_or_else(|p| p.into_inner()).take();
-                let setup = match setup {
-                    Some(make) => make().await,
-                    None => return Err("setup already ran and failed".to_owned()),
-                };
-                if let Some(error) = setup.error {
-                    return Err(error);
-                }
-                let base_url = match setup.base_url.or_else(|| self.settings.base_url.clone()) {
-                    Some(url) => url,
-                    None => {
-                        return Err("no base URL: return one from the setup function \
-                                    (Setup::new(url)), or set base_url in windup.toml or \
-                                    WINDUP_BASE_URL"
-                            .to_owned());
-                    }
-                };
-                let browser = Browser::launch(self.settings.browser_config())
-                    .await
-                    .map_err(|err| err.to_string())?;
-                Ok(Ready {
-                    base_url,
-                    pool: SessionPool::new(browser, self.settings.workers),
-                    _guard: std::sync::Mutex::new(setup.guard),
-                })
-            })
-            .await
+        self.ready.get_or_init(|| self.start()).await
     }
 
-    fn run(&self, scenario: &Scenario) -> Result<(), Failed> {
+    /// Runs the user's setup, then starts the suite on the URL it gave.
+    async fn start(&self) -> Result<Ready, String> {
+        let setup = self.setup.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let setup = match setup {
+            Some(make) => make().await,
+            None => return Err("setup already ran and failed".to_owned()),
+        };
+        if let Some(error) = setup.error {
+            return Err(error);
+        }
+        let Some(base_url) = setup.base_url.or_else(|| self.settings.base_url.clone()) else {
+            return Err(
+                "no base URL: return one from the setup function (Setup::new(url)), or \
+                        set base_url in windup.toml or WINDUP_BASE_URL"
+                    .to_owned(),
+            );
+        };
+        let running = Suite::new(self.settings.clone(), base_url)
+            .reporter(Stderr)
+            .start(self.planned, Vec::new())
+            .await
+            .map_err(|err| err.to_string())?;
+        Ok(Ready {
+            running,
+            _guard: std::sync::Mutex::new(setup.guard),
+        })
+    }
+
+    fn run(&self, scenario: &Arc<Scenario>) -> Result<(), Failed> {
         self.runtime.block_on(async {
-            let ready = match self.ready().await {
-                Ok(ready) => ready,
-                Err(message) => return Err(Failed::from(message)),
-            };
-            let result = run_scenario(&ready.pool, &self.settings, &ready.base_url, scenario).await;
-            if !self.settings.reports.is_empty() {
-                self.reported
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(report::scenario_report(scenario, &result, &self.prices));
-            }
-            match result.outcome {
-                Outcome::Passed {
-                    pending: Some(path),
-                    ..
-                } => {
-                    // Like insta: the test passes, and the new plan waits for a person.
-                    eprintln!(
-                        "windup: a new plan for {} waits for review: {} (cargo windup review)",
-                        scenario.id,
-                        path.display()
-                    );
-                    Ok(())
-                }
-                Outcome::Passed { .. } => Ok(()),
-                Outcome::Failed { message, .. } => {
-                    let mut output = self.output.lock().unwrap_or_else(|p| p.into_inner());
-                    output.push_str(&message);
-                    output.push('\n');
-                    Err(Failed::from(message))
-                }
+            let ready = self.ready().await.as_ref().map_err(Failed::from)?;
+            let result = ready.running.run_scenario(scenario).await;
+            match result.failure() {
+                None => Ok(()),
+                Some(failure) => Err(Failed::from(failure.to_string())),
             }
         })
     }
 
-    /// Closes sessions, ends the browser, then drops the user's guard.
-    fn shutdown(self) {
+    /// Finishes the suite (reports, leak scan), ends the browser, then drops the user's guard.
+    /// Whether the leak scan found a secret.
+    fn shutdown(self) -> bool {
         let Harness { runtime, ready, .. } = self;
         runtime.block_on(async {
-            if let Some(Ok(ready)) = ready.into_inner() {
-                ready.pool.close().await;
-                drop(ready);
+            match ready.into_inner() {
+                Some(Ok(Ready { running, _guard })) => {
+                    let finished = running.finish().await;
+                    drop(_guard);
+                    !finished.leaks.is_empty()
+                }
+                _ => false,
             }
-        });
+        })
+    }
+}
+
+/// What the harness says beside libtest's own lines: plans waiting for review, the reports,
+/// warnings and leaks, on stderr.
+struct Stderr;
+
+impl Reporter for Stderr {
+    fn report(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::ScenarioFinished { result, .. } => {
+                if let Outcome::Passed {
+                    pending: Some(path),
+                    ..
+                } = &result.outcome
+                {
+                    // Like insta: the test passes, and the new plan waits for a person.
+                    eprintln!(
+                        "windup: a new plan for {} waits for review: {} (cargo windup review)",
+                        result.id,
+                        path.display()
+                    );
+                }
+            }
+            RunEvent::ReportWritten { path } => eprintln!("windup: report: {}", path.display()),
+            RunEvent::ReportFailed { error } => {
+                eprintln!("error: windup: the report was not written: {error}")
+            }
+            RunEvent::Warning { message } => eprintln!("windup: {message}"),
+            RunEvent::LeakFound { leak } => eprintln!("error: windup: {leak}"),
+            _ => {}
+        }
     }
 }
 
@@ -204,14 +210,13 @@ where
     S: IntoSetup + 'static,
 {
     let args = Arguments::from_args();
-    let root = PathBuf::from(manifest_dir);
-    let settings = match Settings::load(&root) {
+    let settings = match Settings::load(Path::new(manifest_dir)) {
         Ok(settings) => settings,
-        Err(err) => {
-            let message = err.to_string();
-            let trial = Trial::test("windup.toml", move || Err(Failed::from(message)));
-            return libtest_mimic::run(&args, vec![trial]).exit_code();
-        }
+        Err(err) => return failing(&args, "windup.toml", err.to_string()),
+    };
+    let loaded = match load_scenarios(&settings) {
+        Ok(loaded) => loaded,
+        Err(err) => return failing(&args, "scenarios", err.to_string()),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -224,106 +229,49 @@ where
             return ExitCode::from(101);
         }
     };
-    // Read only for reports. A broken price file makes their costs unknowable, not the tests
-    // wrong: say so, and price with the built-in table.
-    let prices = if settings.reports.is_empty() {
-        PriceTable::default()
-    } else {
-        PriceTable::for_project(&root).unwrap_or_else(|err| {
-            eprintln!("windup: {err}; reports use the built-in prices");
-            PriceTable::builtin()
-        })
-    };
-    let make: Box<dyn FnOnce() -> SetupFuture + Send> =
-        Box::new(move || Box::pin(async move { setup().await.into_setup() }));
+    let make: MakeSetup = Box::new(move || Box::pin(async move { setup().await.into_setup() }));
     let harness = Arc::new(Harness {
         runtime,
+        planned: loaded.len(),
         settings,
         setup: std::sync::Mutex::new(Some(make)),
         ready: OnceCell::new(),
-        output: std::sync::Mutex::new(String::new()),
-        reported: std::sync::Mutex::new(Vec::new()),
-        prices,
     });
-    let started = std::time::Instant::now();
-    let started_at = crate::ledger::started_at(time::OffsetDateTime::now_utc());
-    let trials = trials(&harness);
+    let trials = trials(&harness, loaded);
     let conclusion = libtest_mimic::run(&args, trials);
-    let ran = harness.ready.initialized();
-    if ran && !harness.settings.reports.is_empty() {
-        let base_url = match harness.ready.get() {
-            Some(Ok(ready)) => ready.base_url.to_string(),
-            _ => String::new(),
-        };
-        let suite = report::SuiteReport {
-            name: harness
-                .settings
-                .root
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            started_at,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            base_url,
-            scenarios: std::mem::take(
-                &mut *harness.reported.lock().unwrap_or_else(|p| p.into_inner()),
-            ),
-        };
-        match report::write(&harness.settings.reports, &suite) {
-            Ok(paths) => {
-                for path in paths {
-                    eprintln!("windup: report: {}", path.display());
-                }
-            }
-            Err(err) => eprintln!("error: windup: the report was not written: {err}"),
-        }
-    }
-    let leaks = ran.then(|| {
-        let output = harness.output.lock().unwrap_or_else(|p| p.into_inner());
-        secrets::check_run(
-            &harness.settings,
-            &harness.settings.reports.paths(),
-            &output,
-        )
-    });
     // The trials, and their clones of the harness, are gone once run returns; were one left,
     // dropping it would still end the browser.
-    if let Ok(harness) = Arc::try_unwrap(harness) {
-        harness.shutdown();
+    let leaked = Arc::try_unwrap(harness).is_ok_and(Harness::shutdown);
+    if leaked {
+        ExitCode::from(101)
+    } else {
+        conclusion.exit_code()
     }
-    match leaks {
-        Some(leaks) if !leaks.is_empty() => {
-            for leak in &leaks {
-                eprintln!("error: windup: {leak}");
-            }
-            ExitCode::from(101)
-        }
-        _ => conclusion.exit_code(),
-    }
+}
+
+/// A run that cannot start: one failing trial named after what is wrong.
+fn failing(args: &Arguments, name: &str, message: String) -> ExitCode {
+    let trial = Trial::test(name, move || Err(Failed::from(message)));
+    libtest_mimic::run(args, vec![trial]).exit_code()
 }
 
 /// One trial per scenario file, named by the scenario's id; files that fail to load become
 /// failing trials named by their path.
-fn trials(harness: &Arc<Harness>) -> Vec<Trial> {
+fn trials(harness: &Arc<Harness>, loaded: Vec<Result<Scenario, Unloadable>>) -> Vec<Trial> {
     let root = harness.settings.scenarios_dir.clone();
-    let loaded = match load_scenarios(&harness.settings) {
-        Ok(loaded) => loaded,
-        Err(message) => {
-            return vec![Trial::test("scenarios", move || Err(Failed::from(message)))];
-        }
-    };
     loaded
         .into_iter()
         .map(|loaded| match loaded {
             Ok(scenario) => {
                 let ignored = is_ignored(&harness.settings, &scenario);
                 let harness = Arc::clone(harness);
+                let scenario = Arc::new(scenario);
                 Trial::test(scenario.id.clone(), move || harness.run(&scenario))
                     .with_ignored_flag(ignored)
             }
-            Err((path, err)) => {
-                let message = err.to_string();
-                Trial::test(fallback_name(&path, &root), move || {
+            Err(Unloadable { file, error }) => {
+                let message = error.to_string();
+                Trial::test(fallback_name(&file, &root), move || {
                     Err(Failed::from(message))
                 })
             }

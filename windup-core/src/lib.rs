@@ -6,7 +6,9 @@
 pub mod browser;
 pub mod cache;
 pub mod config;
+pub mod events;
 pub mod executor;
+pub mod failure;
 pub mod fragments;
 pub mod harness;
 pub mod init;
@@ -15,12 +17,15 @@ pub mod llm;
 pub mod lockfile;
 pub mod plan;
 pub mod planner;
+pub mod pool;
 pub mod report;
+pub mod reporters;
 pub mod runner;
 pub mod scenario;
 pub mod secrets;
 pub mod signature;
 pub mod steps;
+pub mod suite;
 pub mod summary;
 pub mod verifier;
 

@@ -384,7 +384,7 @@ mod tests {
             task: "Buy a mug.".into(),
             start_url: "/".into(),
             generated_by: GeneratedBy {
-                planner: "offline".into(),
+                planner: crate::plan::PlannerKind::Offline,
                 provider: None,
                 model: None,
                 at: "2026-11-30T00:00:00Z".into(),

@@ -60,13 +60,13 @@ pub async fn summarize(
     };
     let mut summaries = Summaries::default();
     for (scenario, result) in runs {
-        let Outcome::Failed {
-            message,
-            class: FailureClass::Step,
-        } = &result.outcome
-        else {
+        let Outcome::Failed(failure) = &result.outcome else {
             continue;
         };
+        if failure.class() != FailureClass::Step {
+            continue;
+        }
+        let message = &failure.to_string();
         let steps: Vec<&str> = scenario.steps.iter().map(|s| s.text.as_str()).collect();
         let text = format!(
             "A scenario failed. Suggest the most likely fix: in the scenario, or in the site.\n\
@@ -88,10 +88,15 @@ pub async fn summarize(
     for (scenario, result) in runs {
         lines.push(match &result.outcome {
             Outcome::Passed { cache, .. } => format!("PASS {} ({cache:?})", scenario.id),
-            Outcome::Failed { message, .. } => format!(
+            Outcome::Failed(failure) => format!(
                 "FAIL {}: {}",
                 scenario.id,
-                message.lines().take(3).collect::<Vec<_>>().join(" / ")
+                failure
+                    .to_string()
+                    .lines()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" / ")
             ),
         });
     }

@@ -134,7 +134,7 @@ fn tagged_plan(scenario_id: &str, tag: &str, actions: usize) -> Plan {
         task: format!("{tag} sum={:016x}", checksum(&actions)),
         start_url: "/".to_owned(),
         generated_by: GeneratedBy {
-            planner: "hand".to_owned(),
+            planner: windup_core::plan::PlannerKind::Hand,
             provider: None,
             model: None,
             at: "2025-06-01T12:00:00Z".to_owned(),

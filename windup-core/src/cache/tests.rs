@@ -16,7 +16,7 @@ fn plan(scenario_id: &str, task: &str) -> Plan {
         task: task.to_owned(),
         start_url: "/".to_owned(),
         generated_by: GeneratedBy {
-            planner: "offline".to_owned(),
+            planner: crate::plan::PlannerKind::Offline,
             provider: None,
             model: None,
             at: "2025-06-01T12:00:00Z".to_owned(),

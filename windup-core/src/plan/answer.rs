@@ -236,7 +236,7 @@ mod tests {
             task: "Press go.",
             start_url: "/",
             generated_by: GeneratedBy {
-                planner: "llm".to_owned(),
+                planner: crate::plan::PlannerKind::Llm,
                 provider: Some("openai".to_owned()),
                 model: Some("gpt-5-mini".to_owned()),
                 at: "2026-11-30T00:00:00Z".to_owned(),

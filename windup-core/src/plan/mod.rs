@@ -41,14 +41,56 @@ pub struct Plan {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeneratedBy {
-    /// `offline`, `llm` or `hand`.
-    pub planner: String,
+    pub planner: PlannerKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// RFC 3339 timestamp.
     pub at: String,
+}
+
+/// The id of the action that carries out a scenario's step `number` (1-based): `s3`. The
+/// offline planner names its actions so; [`written_step`] reads it back.
+pub fn step_action_id(number: usize) -> String {
+    format!("s{number}")
+}
+
+/// The scenario step (1-based) an action carries out, when its id says so (`s3` → 3).
+pub fn written_step(action_id: &str) -> Option<usize> {
+    let digits = action_id.strip_prefix('s')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok().filter(|n| *n > 0)
+}
+
+/// Which planner made a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlannerKind {
+    /// From the scenario's explicit steps, without a model.
+    Offline,
+    /// By a language model, from the task.
+    Llm,
+    /// Written by a person.
+    Hand,
+}
+
+impl PlannerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlannerKind::Offline => "offline",
+            PlannerKind::Llm => "llm",
+            PlannerKind::Hand => "hand",
+        }
+    }
+}
+
+impl std::fmt::Display for PlannerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One browser action. The wire form is flat (DESIGN.md); which fields an action needs

@@ -42,7 +42,7 @@ fn checkout() -> Plan {
         task: "Buy one Rust mug as the demo user and confirm the order.".to_owned(),
         start_url: "/".to_owned(),
         generated_by: GeneratedBy {
-            planner: "llm".to_owned(),
+            planner: crate::plan::PlannerKind::Llm,
             provider: Some("anthropic".to_owned()),
             model: Some("claude-sonnet".to_owned()),
             at: "2025-06-01T12:00:00Z".to_owned(),

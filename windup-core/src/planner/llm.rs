@@ -64,7 +64,7 @@ impl RunSpend {
         limits: &LlmLimits,
         request: &Request<'_>,
         scenario: &Spent,
-    ) -> Result<(), String> {
+    ) -> Result<(), BudgetExceeded> {
         let provider = client.provider();
         let model = client.model();
         let today = OffsetDateTime::now_utc().date();
@@ -76,11 +76,11 @@ impl RunSpend {
                 output: 0.0,
             },
             None => {
-                return Err(format!(
-                    "model {model:?} of {provider} has no price on {today}, so its cost cannot \
-                     be held to the budget; add it to windup-prices.toml (see docs/llm.md), or \
-                     choose a priced model"
-                ));
+                return Err(BudgetExceeded::Unpriced {
+                    provider: provider.to_owned(),
+                    model: model.to_owned(),
+                    on: today,
+                });
             }
         };
         let chars: usize = request.prompt.system.len()
@@ -96,36 +96,92 @@ impl RunSpend {
             u64::from(request.max_output_tokens),
         );
         let run = *self.spent.lock().unwrap_or_else(|p| p.into_inner());
-        if scenario.calls + 1 > limits.max_calls_per_scenario {
-            Err(format!(
-                "it would make call {} of a scenario allowed {} (`max_calls_per_scenario`)",
-                scenario.calls + 1,
-                limits.max_calls_per_scenario
-            ))
-        } else if run.calls + 1 > limits.max_calls_per_run {
-            Err(format!(
-                "it would make call {} of a run allowed {} (`max_calls_per_run`)",
-                run.calls + 1,
-                limits.max_calls_per_run
-            ))
-        } else if scenario.usd + worst > limits.max_usd_per_scenario {
-            Err(format!(
-                "it could cost up to ${worst:.4}, and the scenario has ${:.4} of its ${:.2} left \
-                 (`max_usd_per_scenario`)",
-                (limits.max_usd_per_scenario - scenario.usd).max(0.0),
-                limits.max_usd_per_scenario
-            ))
-        } else if run.usd + worst > limits.max_usd_per_run {
-            Err(format!(
-                "it could cost up to ${worst:.4}, and the run has ${:.4} of its ${:.2} left \
-                 (`max_usd_per_run`)",
-                (limits.max_usd_per_run - run.usd).max(0.0),
-                limits.max_usd_per_run
-            ))
-        } else {
-            Ok(())
+        let calls = |scope, spent: &Spent, allowed| {
+            (spent.calls + 1 > allowed).then_some(BudgetExceeded::Calls {
+                scope,
+                call: spent.calls + 1,
+                allowed,
+            })
+        };
+        let usd = |scope, spent: &Spent, limit: f64| {
+            (spent.usd + worst > limit).then_some(BudgetExceeded::Usd {
+                scope,
+                worst,
+                left: (limit - spent.usd).max(0.0),
+                limit,
+            })
+        };
+        let exceeded = calls(Scope::Scenario, scenario, limits.max_calls_per_scenario)
+            .or_else(|| calls(Scope::Run, &run, limits.max_calls_per_run))
+            .or_else(|| usd(Scope::Scenario, scenario, limits.max_usd_per_scenario))
+            .or_else(|| usd(Scope::Run, &run, limits.max_usd_per_run));
+        exceeded.map_or(Ok(()), Err)
+    }
+}
+
+/// What a budget applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Scenario,
+    Run,
+}
+
+impl Scope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scope::Scenario => "scenario",
+            Scope::Run => "run",
         }
     }
+}
+
+/// Why a model call may not be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BudgetExceeded {
+    #[error(
+        "model {model:?} of {provider} has no price on {on}, so its cost cannot be held to the \
+         budget; add it to windup-prices.toml (see docs/llm.md), or choose a priced model"
+    )]
+    Unpriced {
+        provider: String,
+        model: String,
+        on: time::Date,
+    },
+    #[error(
+        "it would make call {call} of a {} allowed {allowed} (`max_calls_per_{}`)",
+        scope.as_str(),
+        scope.as_str()
+    )]
+    Calls {
+        scope: Scope,
+        call: u32,
+        allowed: u32,
+    },
+    #[error(
+        "it could cost up to ${worst:.4}, and the {} has ${left:.4} of its ${limit:.2} left \
+         (`max_usd_per_{}`)",
+        scope.as_str(),
+        scope.as_str()
+    )]
+    Usd {
+        scope: Scope,
+        worst: f64,
+        left: f64,
+        limit: f64,
+    },
+}
+
+/// A model call a scenario needed and a budget refused; it was not made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "scenario {scenario:?} ({}): the model call was not made: {exceeded}; raise the limit under \
+     [llm] in windup.toml, or give the scenario explicit steps",
+    file.display()
+)]
+pub struct OverBudget {
+    pub scenario: String,
+    pub file: std::path::PathBuf,
+    pub exceeded: BudgetExceeded,
 }
 
 /// Why the model planner gave no plan.
@@ -134,7 +190,7 @@ pub enum ModelPlanFailure {
     /// The browser failed at something the planner itself did (opening the start page).
     Step(Box<StepFailure>),
     /// The next call would have gone over a budget; it was not made.
-    Budget(String),
+    Budget(OverBudget),
     /// The provider could not be asked: configuration, or a failure retries did not cure.
     Provider(LlmError),
     /// Every answer the budget allowed failed; the message has the last one's problems.
@@ -304,13 +360,12 @@ impl ModelPlanner<'_> {
                 request,
                 scenario_spent,
             )
-            .map_err(|why| {
-                ModelPlanFailure::Budget(format!(
-                    "scenario {:?} ({}): the model call was not made: {why}; raise the limit \
-                     under [llm] in windup.toml, or give the scenario explicit steps",
-                    scenario.id,
-                    scenario.path.display()
-                ))
+            .map_err(|exceeded| {
+                ModelPlanFailure::Budget(OverBudget {
+                    scenario: scenario.id.clone(),
+                    file: scenario.path.clone(),
+                    exceeded,
+                })
             })
     }
 
@@ -334,7 +389,7 @@ impl ModelPlanner<'_> {
             task: &scenario.task,
             start_url: &scenario.start_url,
             generated_by: GeneratedBy {
-                planner: "llm".to_owned(),
+                planner: plan::PlannerKind::Llm,
                 provider: Some(self.client.provider().to_owned()),
                 model: Some(self.client.model().to_owned()),
                 at: OffsetDateTime::now_utc()

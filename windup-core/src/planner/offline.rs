@@ -119,7 +119,7 @@ impl OfflinePlanner {
             task: scenario.task.clone(),
             start_url: scenario.start_url.clone(),
             generated_by: GeneratedBy {
-                planner: "offline".into(),
+                planner: crate::plan::PlannerKind::Offline,
                 provider: None,
                 model: None,
                 at: OffsetDateTime::now_utc()
@@ -194,7 +194,7 @@ impl OfflinePlanner {
         index: usize,
         executor: &Executor<'_>,
     ) -> Result<Action, Box<StepFailure>> {
-        let id = format!("s{}", index + 1);
+        let id = crate::plan::step_action_id(index + 1);
         let mut action = Action::new(id.clone(), ActionKind::WaitFor);
         // The element to find, if the step names one: how, in what container, and what for.
         let mut lookup: Option<Lookup> = None;

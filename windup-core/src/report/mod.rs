@@ -108,9 +108,10 @@ pub fn scenario_report(
     let details = &result.details;
     let (failure_class, message) = match &result.outcome {
         Outcome::Passed { .. } => (None, None),
-        Outcome::Failed { message, class } => {
-            (Some(class.as_str().to_owned()), Some(message.clone()))
-        }
+        Outcome::Failed(failure) => (
+            Some(failure.class().as_str().to_owned()),
+            Some(failure.to_string()),
+        ),
     };
     let today = OffsetDateTime::now_utc().date();
     let cost_usd = details
@@ -120,7 +121,7 @@ pub fn scenario_report(
         .sum::<Option<f64>>();
     ScenarioReport {
         id: scenario.id.clone(),
-        file: crate::runner::relative(&scenario.path),
+        file: crate::failure::relative(&scenario.path),
         task: scenario.task.clone(),
         passed: result.passed(),
         failure_class,
