@@ -204,23 +204,21 @@ fn main() -> ExitCode {
 }
 
 fn project_settings(suite: &SuiteArgs) -> Result<Settings, Fatal> {
+    project_settings_with(suite, None)
+}
+
+/// The project's settings with the suite's flags (and `--base-url`) over the environment and
+/// windup.toml, all checked by the same rules.
+fn project_settings_with(suite: &SuiteArgs, base_url: Option<&str>) -> Result<Settings, Fatal> {
     let root = std::env::current_dir()
         .map_err(|e| Fatal(exit::USAGE, format!("no current directory: {e}")))?;
-    let mut settings = Settings::load(&root).map_err(|e| Fatal(exit::USAGE, e.to_string()))?;
-    if let Some(workers) = suite.workers {
-        if workers == 0 {
-            return Err(Fatal(exit::USAGE, "--workers needs at least 1".into()));
-        }
-        settings.workers = workers;
-    }
-    if suite.headed {
-        settings.browser.headless = false;
-    }
-    if let Some(spec) = &suite.report {
-        settings.reports = windup_core::config::Reports::parse(spec, &root)
-            .map_err(|e| Fatal(exit::USAGE, format!("--report: {e}")))?;
-    }
-    Ok(settings)
+    let overrides = windup_core::config::Overrides {
+        workers: suite.workers,
+        headed: suite.headed,
+        report: suite.report.clone(),
+        base_url: base_url.map(str::to_owned),
+    };
+    Settings::load_with(&root, &overrides).map_err(|e| Fatal(exit::USAGE, e.to_string()))
 }
 
 /// Loads the scenarios to run; a file that does not load is reported and counts as a failure.
@@ -254,18 +252,14 @@ async fn run(
     suite: &SuiteArgs,
     base_url: Option<&str>,
 ) -> Result<ExitCode, Fatal> {
-    let settings = project_settings(suite)?;
-    let base_url = match base_url {
-        Some(url) => url::Url::parse(url)
-            .map_err(|e| Fatal(exit::USAGE, format!("--base-url {url:?}: {e}")))?,
-        None => settings.base_url.clone().ok_or_else(|| {
-            Fatal(
-                exit::USAGE,
-                "no base URL: set base_url in windup.toml or WINDUP_BASE_URL, or pass --base-url"
-                    .into(),
-            )
-        })?,
-    };
+    let settings = project_settings_with(suite, base_url)?;
+    let base_url = settings.base_url.clone().ok_or_else(|| {
+        Fatal(
+            exit::USAGE,
+            "no base URL: set base_url in windup.toml or WINDUP_BASE_URL, or pass --base-url"
+                .into(),
+        )
+    })?;
     let (scenarios, broken) = scenarios(&settings, filter, suite.include_ignored)?;
     run_scenarios(&settings, &base_url, &scenarios, broken, suite.summary).await
 }
