@@ -256,29 +256,24 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
 }
 
 fn project_settings(suite: &SuiteArgs) -> Result<Settings, CliError> {
-    let root = std::env::current_dir().map_err(|e| usage(format!("no current directory: {e}")))?;
-    let mut settings = Settings::load(&root).map_err(usage)?;
-    if let Some(workers) = suite.workers {
-        if workers == 0 {
-            return Err(usage("--workers needs at least 1"));
-        }
-        settings.workers = workers;
-    }
-    if suite.headed {
-        settings.browser.headless = false;
-    }
-    if let Some(spec) = &suite.report {
-        settings.reports = windup_core::config::Reports::parse(spec, &root)
-            .map_err(|e| usage(format!("--report: {e}")))?;
-    }
-    Ok(settings)
+    project_settings_with(suite, None)
 }
 
-/// The base URL to test: `--base-url`, else the settings'; without either, what to do.
-fn base_url_of(settings: &Settings, flag: Option<&str>) -> Result<url::Url, CliError> {
-    if let Some(url) = flag {
-        return url::Url::parse(url).map_err(|e| usage(format!("--base-url {url:?}: {e}")));
-    }
+/// The project's settings with the suite's flags (and `--base-url`) over the environment and
+/// windup.toml, all checked by the same rules.
+fn project_settings_with(suite: &SuiteArgs, base_url: Option<&str>) -> Result<Settings, CliError> {
+    let root = std::env::current_dir().map_err(|e| usage(format!("no current directory: {e}")))?;
+    let overrides = windup_core::config::Overrides {
+        workers: suite.workers,
+        headed: suite.headed,
+        report: suite.report.clone(),
+        base_url: base_url.map(str::to_owned),
+    };
+    Settings::load_with(&root, &overrides).map_err(usage)
+}
+
+/// The base URL to test (`--base-url` is in the settings already); without one, what to do.
+fn base_url_of(settings: &Settings) -> Result<url::Url, CliError> {
     if let Some(url) = &settings.base_url {
         return Ok(url.clone());
     }
@@ -299,8 +294,8 @@ async fn run(
     suite: &SuiteArgs,
     base_url: Option<&str>,
 ) -> Result<(), CliError> {
-    let settings = project_settings(suite)?;
-    let base_url = base_url_of(&settings, base_url)?;
+    let settings = project_settings_with(suite, base_url)?;
+    let base_url = base_url_of(&settings)?;
     let selection = Selection::load(&settings, filter, suite.include_ignored)?;
     run_scenarios(settings, base_url, selection, suite.summary).await
 }
@@ -583,11 +578,12 @@ async fn exec(plans: &[PathBuf], base_url: Option<String>, headed: bool) -> Resu
         .iter()
         .map(|p| load_plan(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let settings = project_settings(&SuiteArgs {
+    let suite = SuiteArgs {
         headed,
         ..SuiteArgs::default()
-    })?;
-    let base_url = base_url_of(&settings, base_url.as_deref())?;
+    };
+    let settings = project_settings_with(&suite, base_url.as_deref())?;
+    let base_url = base_url_of(&settings)?;
     let browser = Browser::launch(settings.browser_config())
         .await
         .map_err(|e| CliError::Browser(e.to_string()))?;

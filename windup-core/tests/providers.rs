@@ -6,17 +6,18 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use windup_core::config::LlmSettings;
-use windup_core::llm::{self, Called, LlmError, Message, Prompt, Request, Role, Secret};
+use windup_core::llm::{
+    self, Called, LlmError, LlmSettings, Message, Prompt, Provider, Request, Role, Secret,
+};
 use windup_fake_provider::{FakeProvider, Reply, Wire};
 
 const WIRES: [Wire; 3] = [Wire::OpenAi, Wire::Gemini, Wire::Anthropic];
 
 fn settings(wire: Wire, fake: &FakeProvider, retries: u32, timeout: Duration) -> LlmSettings {
     let (provider, root) = match wire {
-        Wire::OpenAi => ("openai", "/v1"),
-        Wire::Gemini => ("gemini", "/v1beta"),
-        Wire::Anthropic => ("anthropic", "/v1"),
+        Wire::OpenAi => (Provider::OpenAi, "/v1"),
+        Wire::Gemini => (Provider::Gemini, "/v1beta"),
+        Wire::Anthropic => (Provider::Anthropic, "/v1"),
     };
     let mut settings = LlmSettings::new(provider);
     settings.model = Some("test-model".to_owned());

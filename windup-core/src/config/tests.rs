@@ -1,5 +1,7 @@
 use std::collections::HashMap;
 
+use super::file::line_column;
+use super::validate::{is_env_name, normalize_origin};
 use super::*;
 
 const FULL: &str = r#"base_url = "http://127.0.0.1:8080"
@@ -124,7 +126,7 @@ fn a_full_file() {
     assert_eq!(
         settings.llm,
         Some(LlmSettings {
-            provider: "openai".to_owned(),
+            provider: Provider::OpenAi,
             model: Some("gpt-4.1-mini".to_owned()),
             base_url: Some("http://localhost:11434/v1".to_owned()),
             api_key_env: Some("OPENAI_API_KEY".to_owned()),
@@ -200,14 +202,14 @@ fn each_env_override() {
     ])
     .llm
     .unwrap();
-    assert_eq!(llm.provider, "anthropic");
+    assert_eq!(llm.provider, Provider::Anthropic);
     assert_eq!(llm.model.as_deref(), Some("claude-sonnet"));
     assert_eq!(llm.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
     let llm = with_env(None, &[("WINDUP_LLM", "gemini")])
         .unwrap()
         .llm
         .unwrap();
-    assert_eq!(llm, LlmSettings::new("gemini"));
+    assert_eq!(llm, LlmSettings::new(Provider::Gemini));
     for (value, mode) in [
         ("auto", UpdateMode::Auto),
         ("new", UpdateMode::New),
@@ -473,8 +475,8 @@ fn each_bad_env_value_names_the_variable() {
         ("WINDUP_WORKERS", "0", "from 1 to 64"),
         ("WINDUP_WORKERS", "two", "from 1 to 64"),
         ("WINDUP_WORKERS", "-1", "from 1 to 64"),
-        ("WINDUP_LLM", "openia", "unknown LLM provider"),
-        ("WINDUP_LLM", "openai-compatible", "needs a base URL"),
+        ("WINDUP_LLM", "openia", "unknown provider"),
+        ("WINDUP_LLM", "openai-compatible", "needs `base_url`"),
         ("WINDUP_MODEL", "gpt", "no LLM provider"),
         ("WINDUP_UPDATE", "yes", "expected auto, new, always or no"),
     ];
@@ -492,11 +494,7 @@ fn each_bad_env_value_names_the_variable() {
         assert_eq!((named.as_str(), shown.as_str()), (var, value));
         assert!(message.contains(fragment), "{var}={value}: {err}");
         assert!(!hint.is_empty());
-        assert!(
-            err.to_string()
-                .starts_with(&format!("environment variable {var}=")),
-            "{err}"
-        );
+        assert!(err.to_string().starts_with(&format!("{var}: ")), "{err}");
     }
     insta::assert_snapshot!(
         "bad_env_workers",
@@ -619,4 +617,148 @@ fn reports_are_kind_equals_path() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("WINDUP_REPORT"), "{err}");
+}
+
+fn with_flags(
+    toml: Option<&str>,
+    vars: &[(&str, &str)],
+    overrides: &Overrides,
+) -> Result<Settings, ConfigError> {
+    let vars: HashMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    Settings::from_sources(root(), toml, &|name| vars.get(name).cloned(), overrides)
+}
+
+fn workers(n: usize) -> Overrides {
+    Overrides {
+        workers: Some(n),
+        ..Overrides::default()
+    }
+}
+
+/// One rule, three sources: the message is the same, the origin and the example differ.
+#[test]
+fn the_same_rule_names_each_source() {
+    let file = file_error("# workers\nworkers = 999\n");
+    let env = env_error(&[("WINDUP_WORKERS", "999")]);
+    let flag = with_flags(None, &[], &workers(999)).expect_err("--workers 999");
+    let message = |err: &ConfigError| match err {
+        ConfigError::File { message, .. }
+        | ConfigError::Env { message, .. }
+        | ConfigError::Flag { message, .. } => message.clone(),
+        other => panic!("not a validation error: {other}"),
+    };
+    assert_eq!(message(&file), "`workers` must be from 1 to 64, found 999");
+    assert_eq!(message(&env), message(&file));
+    assert_eq!(message(&flag), message(&file));
+    assert_eq!(location(&file), (2, 11));
+    assert_eq!(
+        flag,
+        ConfigError::Flag {
+            flag: "--workers".to_owned(),
+            value: "999".to_owned(),
+            message: message(&file),
+            hint: "each worker is one browser; 1 to 4 suits most machines, e.g. --workers 2"
+                .to_owned(),
+        }
+    );
+    insta::assert_snapshot!("workers_from_file", file.to_string());
+    insta::assert_snapshot!("workers_from_env", env.to_string());
+    insta::assert_snapshot!("workers_from_flag", flag.to_string());
+}
+
+#[test]
+fn flags_are_checked_like_the_file() {
+    for n in [0, 65, 999, usize::MAX] {
+        let err = with_flags(Some("workers = 2\n"), &[], &workers(n)).expect_err("refused");
+        assert!(
+            err.to_string()
+                .starts_with("--workers: `workers` must be from 1 to 64, found "),
+            "--workers {n}: {err}"
+        );
+    }
+    assert_eq!(with_flags(None, &[], &workers(64)).unwrap().workers, 64);
+
+    let base_url = Overrides {
+        base_url: Some("localhost:8080".to_owned()),
+        ..Overrides::default()
+    };
+    let err = with_flags(None, &[], &base_url).unwrap_err().to_string();
+    insta::assert_snapshot!("base_url_from_flag", err);
+
+    let report = Overrides {
+        report: Some("pdf=out.pdf".to_owned()),
+        ..Overrides::default()
+    };
+    let err = with_flags(None, &[("WINDUP_REPORT", "junit=a.xml")], &report).unwrap_err();
+    assert!(
+        matches!(&err, ConfigError::Flag { flag, .. } if flag == "--report"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("--report: unknown report \"pdf\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_flag_wins_over_the_environment_and_the_file() {
+    let toml = "base_url = \"http://file.example\"\nworkers = 2\n[browser]\nheadless = true\n";
+    let env = [
+        ("WINDUP_BASE_URL", "http://env.example"),
+        ("WINDUP_WORKERS", "3"),
+        ("WINDUP_HEADED", "0"),
+        ("WINDUP_REPORT", "junit=env.xml"),
+    ];
+    let none = with_flags(Some(toml), &env, &Overrides::default()).unwrap();
+    assert_eq!(none.workers, 3, "the environment over the file");
+    assert_eq!(none.base_url.unwrap().as_str(), "http://env.example/");
+    assert!(none.browser.headless);
+    assert_eq!(none.reports.junit, Some(PathBuf::from("proj/env.xml")));
+
+    let overrides = Overrides {
+        workers: Some(4),
+        headed: true,
+        report: Some("html=flag.html".to_owned()),
+        base_url: Some("http://flag.example".to_owned()),
+    };
+    let settings = with_flags(Some(toml), &env, &overrides).unwrap();
+    assert_eq!(settings.workers, 4);
+    assert!(!settings.browser.headless);
+    assert_eq!(settings.base_url.unwrap().as_str(), "http://flag.example/");
+    assert_eq!(
+        settings.reports,
+        Reports {
+            html: Some(PathBuf::from("proj/flag.html")),
+            ..Reports::default()
+        }
+    );
+    // No flag given: the environment and the file decide, as without overrides.
+    assert_eq!(
+        with_flags(Some(toml), &env, &Overrides::default()).unwrap(),
+        with_env(Some(toml), &env).unwrap()
+    );
+}
+
+#[test]
+fn a_rule_across_keys_names_the_source_that_broke_it() {
+    let toml = "[llm]\nprovider = \"openai\"\n";
+    let err = with_env(Some(toml), &[("WINDUP_LLM", "openai-compatible")]).unwrap_err();
+    assert!(
+        matches!(&err, ConfigError::Env { var, .. } if var == "WINDUP_LLM"),
+        "{err}"
+    );
+    insta::assert_snapshot!("compatible_without_base_url_from_env", err.to_string());
+    // The environment supplies the provider the file's [llm] table lacks.
+    let llm = with_env(Some("[llm]\nmodel = \"m\"\n"), &[("WINDUP_LLM", "gemini")])
+        .unwrap()
+        .llm
+        .unwrap();
+    assert_eq!(
+        (llm.provider, llm.model.as_deref()),
+        (Provider::Gemini, Some("m"))
+    );
 }

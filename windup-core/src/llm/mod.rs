@@ -12,15 +12,15 @@ mod anthropic;
 mod gemini;
 mod http;
 mod openai;
+mod settings;
 
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::config::LlmSettings;
-
 pub use http::RetryPolicy;
+pub use settings::{LlmLimits, LlmSettings, Provider};
 
 /// A conversation for a model: instructions, then turns.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,52 +168,33 @@ fn attempts_note(attempts: u32) -> String {
     }
 }
 
-/// The provider's default model when `[llm]` names none (each is in the built-in price table).
-pub fn default_model(provider: &str) -> Option<&'static str> {
-    match provider {
-        "openai" => Some("gpt-5-mini"),
-        "gemini" => Some("gemini-2.5-flash"),
-        "anthropic" => Some("claude-haiku-4-5"),
-        _ => None,
-    }
-}
-
-/// The environment variable the provider's key is read from when `api_key_env` names none.
-pub fn default_key_env(provider: &str) -> Option<&'static str> {
-    match provider {
-        "openai" => Some("OPENAI_API_KEY"),
-        "gemini" => Some("GEMINI_API_KEY"),
-        "anthropic" => Some("ANTHROPIC_API_KEY"),
-        _ => None,
-    }
-}
-
 /// The client `[llm]` describes, with the key the settings read. The key is held by the client
 /// and sent only in the provider's auth header.
 pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
-    let provider = settings.provider.as_str();
+    let provider = settings.provider;
+    let name = provider.as_str();
     let model = match settings
         .model
         .clone()
-        .or(default_model(provider).map(str::to_owned))
+        .or(provider.default_model().map(str::to_owned))
     {
         Some(model) => model,
         None => {
             return Err(LlmError::MissingModel {
-                provider: provider.to_owned(),
+                provider: name.to_owned(),
             });
         }
     };
     let key_env = settings
         .api_key_env
         .clone()
-        .or(default_key_env(provider).map(str::to_owned));
+        .or(provider.default_key_env().map(str::to_owned));
     let key = match &key_env {
         Some(variable) => match settings.api_key.clone() {
             Some(key) => Some(key),
             None => {
                 return Err(LlmError::MissingKey {
-                    provider: provider.to_owned(),
+                    provider: name.to_owned(),
                     variable: variable.clone(),
                 });
             }
@@ -222,7 +203,7 @@ pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
         None => None,
     };
     let transport = http::Transport::new(
-        provider,
+        name,
         RetryPolicy {
             retries: settings.limits.retries,
             ..RetryPolicy::default()
@@ -236,31 +217,25 @@ pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
             .unwrap_or_else(|| default.to_owned())
     };
     Ok(match provider {
-        "openai" | "openai-compatible" => Box::new(openai::OpenAi {
+        Provider::OpenAi | Provider::OpenAiCompatible => Box::new(openai::OpenAi {
             transport,
             base_url: base(openai::DEFAULT_BASE_URL),
             model,
             key,
-            compatible: provider == "openai-compatible",
+            compatible: provider == Provider::OpenAiCompatible,
         }),
-        "gemini" => Box::new(gemini::Gemini {
+        Provider::Gemini => Box::new(gemini::Gemini {
             transport,
             base_url: base(gemini::DEFAULT_BASE_URL),
             model,
             key: key.unwrap_or_default(),
         }),
-        "anthropic" => Box::new(anthropic::Anthropic {
+        Provider::Anthropic => Box::new(anthropic::Anthropic {
             transport,
             base_url: base(anthropic::DEFAULT_BASE_URL),
             model,
             key: key.unwrap_or_default(),
         }),
-        other => {
-            return Err(LlmError::Config {
-                provider: other.to_owned(),
-                message: "unknown provider".to_owned(),
-            });
-        }
     })
 }
 

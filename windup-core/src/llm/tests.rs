@@ -114,25 +114,25 @@ fn refusals_and_unreadable_answers_are_errors_that_name_the_provider() {
 
 #[test]
 fn clients_need_a_key_and_a_model_and_never_show_the_key() {
-    let keyed = |provider: &str| {
+    let keyed = |provider: Provider| {
         let mut settings = LlmSettings::new(provider);
-        if provider == "openai" {
+        if provider == Provider::OpenAi {
             settings.api_key = Some(Secret::new("sk-test-123"));
         }
         settings
     };
-    let openai = client(&keyed("openai")).unwrap();
+    let openai = client(&keyed(Provider::OpenAi)).unwrap();
     assert_eq!(
         (openai.provider(), openai.model()),
         ("openai", "gpt-5-mini")
     );
 
-    let err = client(&keyed("anthropic")).err().unwrap();
+    let err = client(&keyed(Provider::Anthropic)).err().unwrap();
     assert_eq!(
         err.to_string(),
         "anthropic: the API key is missing: set the environment variable ANTHROPIC_API_KEY"
     );
-    let mut local = LlmSettings::new("openai-compatible");
+    let mut local = LlmSettings::new(Provider::OpenAiCompatible);
     local.base_url = Some("http://127.0.0.1:11434/v1".to_owned());
     let err = client(&local).err().unwrap();
     assert!(matches!(err, LlmError::MissingModel { .. }), "{err}");
@@ -144,4 +144,23 @@ fn clients_need_a_key_and_a_model_and_never_show_the_key() {
         format!("{:?}", Secret::new("sk-test-123")),
         "SecretValue(<redacted>)"
     );
+}
+
+#[test]
+fn providers_keep_their_names() {
+    let names: Vec<String> = Provider::ALL.iter().map(Provider::to_string).collect();
+    assert_eq!(
+        names,
+        ["openai", "gemini", "anthropic", "openai-compatible"]
+    );
+    for provider in Provider::ALL {
+        assert_eq!(Provider::from_name(provider.as_str()), Some(provider));
+    }
+    assert_eq!(
+        Provider::from_name(" Anthropic "),
+        Some(Provider::Anthropic)
+    );
+    assert_eq!(Provider::from_name("openia"), None);
+    assert_eq!(Provider::OpenAi.default_key_env(), Some("OPENAI_API_KEY"));
+    assert_eq!(Provider::OpenAiCompatible.default_model(), None);
 }

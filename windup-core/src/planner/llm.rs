@@ -16,10 +16,11 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::config::LlmLimits;
 use crate::executor::{ActionRecord, Executor, StepFailure};
 use crate::ledger::{LlmCall, PriceTable, RetryKind};
-use crate::llm::{Called, LlmClient, LlmError, Message, Prompt, Request, Role};
+use crate::llm::{
+    Called, LlmClient, LlmError, LlmLimits, Message, Prompt, Provider, Request, Role,
+};
 use crate::plan::{self, ActionKind, Envelope, GeneratedBy, Plan, Rules};
 use crate::scenario::Scenario;
 
@@ -71,7 +72,7 @@ impl RunSpend {
         let price = match prices.price_for(provider, model, today) {
             Some(price) => price,
             // A local server costs nothing unless the project prices it.
-            None if provider == "openai-compatible" => crate::ledger::Price {
+            None if provider == Provider::OpenAiCompatible.as_str() => crate::ledger::Price {
                 input: 0.0,
                 output: 0.0,
             },
