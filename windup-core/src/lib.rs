@@ -1,33 +1,83 @@
-//! Windup's engine: plans, the browser boundary, the deterministic executor and the verifier.
+//! Windup's engine: plans, the browser boundary, the deterministic executor and the verifier,
+//! and the run layer that drives them. Most users want the `windup` crate's front door
+//! (`windup::Suite`, `windup::main`); this crate is what it stands on.
 //!
-//! A scenario is planned once into a [`plan::Plan`] — plain data — which the [`executor`] runs
-//! in a real browser over WebDriver and the [`verifier`] checks without any model.
+//! The modules sit in layers, one directory each, and a module uses only its own layer and the
+//! ones above it in this list (docs/architecture.md; `tests/layers.rs` keeps it so):
+//!
+//! 1. **model** (`src/model/`): plain data and parsing, no I/O — [`plan`], [`steps`],
+//!    [`scenario`], [`secret`].
+//! 2. **boundaries**: one outside thing each — [`browser`] (the only user of fantoccini),
+//!    [`llm`] (model providers).
+//! 3. **settings**: [`config`], read once at the edge and handed down.
+//! 4. **engine** (`src/engine/`): the work — [`executor`], [`verifier`], [`planner`], [`cache`],
+//!    [`lockfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`].
+//! 5. **run** (`src/run/`): orchestration and presentation — [`suite`], [`events`],
+//!    [`runner`], [`failure`], [`pool`], [`reporters`], [`report`], [`summary`].
+//! 6. **front ends** (`src/front/`): wiring — [`harness`], [`init`].
 
-pub mod browser;
-pub mod cache;
-pub mod config;
-pub mod events;
-pub mod executor;
-pub mod failure;
-pub mod fragments;
-pub mod harness;
-pub mod init;
-pub mod ledger;
-pub mod llm;
-pub mod lockfile;
+#![warn(unreachable_pub)]
+
+// model
+#[path = "model/plan/mod.rs"]
 pub mod plan;
-pub mod planner;
-pub mod pool;
-pub mod report;
-pub mod reporters;
-pub mod runner;
+#[path = "model/scenario/mod.rs"]
 pub mod scenario;
-pub mod secrets;
-pub mod signature;
+#[path = "model/secret.rs"]
+pub mod secret;
+#[path = "model/steps/mod.rs"]
 pub mod steps;
-pub mod suite;
-pub mod summary;
+
+// boundaries
+pub mod browser;
+pub mod llm;
+
+// settings
+pub mod config;
+
+// engine
+#[path = "engine/cache/mod.rs"]
+pub mod cache;
+#[path = "engine/executor.rs"]
+pub mod executor;
+#[path = "engine/fragments.rs"]
+pub mod fragments;
+#[path = "engine/ledger/mod.rs"]
+pub mod ledger;
+#[path = "engine/lockfile.rs"]
+pub mod lockfile;
+#[path = "engine/planner/mod.rs"]
+pub mod planner;
+#[path = "engine/secrets.rs"]
+pub mod secrets;
+#[path = "engine/signature.rs"]
+pub mod signature;
+#[path = "engine/verifier.rs"]
 pub mod verifier;
+
+// run
+#[path = "run/events.rs"]
+pub mod events;
+#[path = "run/failure.rs"]
+pub mod failure;
+#[path = "run/pool.rs"]
+pub mod pool;
+#[path = "run/report/mod.rs"]
+pub mod report;
+#[path = "run/reporters/mod.rs"]
+pub mod reporters;
+#[path = "run/runner.rs"]
+pub mod runner;
+#[path = "run/suite.rs"]
+pub mod suite;
+#[path = "run/summary.rs"]
+pub mod summary;
+
+// front ends
+#[path = "front/harness.rs"]
+pub mod harness;
+#[path = "front/init.rs"]
+pub mod init;
 
 pub use browser::{Browser, BrowserConfig, BrowserError, Session};
 pub use executor::{ExecOptions, Execution, Executor, StepFailure};

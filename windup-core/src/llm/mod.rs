@@ -239,8 +239,8 @@ pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
     })
 }
 
-/// An API key: a [`crate::secrets::SecretValue`], sent only in the provider's auth header.
-pub use crate::secrets::SecretValue as Secret;
+/// An API key: a [`crate::secret::SecretValue`], sent only in the provider's auth header.
+pub use crate::secret::SecretValue as Secret;
 
 #[cfg(test)]
 mod tests;

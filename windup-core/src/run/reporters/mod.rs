@@ -81,11 +81,11 @@ pub(crate) struct ReportWriter {
     started_at: String,
     scenarios: Vec<ScenarioReport>,
     /// What was written, or why not.
-    pub written: Result<Vec<PathBuf>, String>,
+    pub(crate) written: Result<Vec<PathBuf>, String>,
 }
 
 impl ReportWriter {
-    pub fn new(reports: Reports, prices: PriceTable) -> Self {
+    pub(crate) fn new(reports: Reports, prices: PriceTable) -> Self {
         Self {
             reports,
             prices,
@@ -138,13 +138,13 @@ pub(crate) struct LeakScan {
 }
 
 impl LeakScan {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             output: String::new(),
         }
     }
 
-    pub fn scan(&self, settings: &Settings) -> Vec<Leak> {
+    pub(crate) fn scan(&self, settings: &Settings) -> Vec<Leak> {
         secrets::check_run(settings, &settings.reports.paths(), &self.output)
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::error::{ActionRef, Problem, Rule};
 
 /// The JSON Schema (draft 2020-12) every plan must satisfy.
-pub const PLAN_SCHEMA: &str = include_str!("../../plan.schema.json");
+pub const PLAN_SCHEMA: &str = include_str!("../../../plan.schema.json");
 
 /// A message longer than this is cut, so a huge wrong value cannot flood the report.
 const MAX_MESSAGE_CHARS: usize = 300;

@@ -112,7 +112,7 @@ impl PageStructure {
 }
 
 static STRUCTURE: Script =
-    Script::new(|| scripts::with_selectors(include_str!("browser/js/structure.js")));
+    Script::new(|| scripts::with_selectors(include_str!("../browser/js/structure.js")));
 
 impl Session {
     /// The structure of the current page.

@@ -19,26 +19,7 @@ use crate::scenario::Scenario;
 /// Values shorter than this are not scanned for: they would match ordinary text.
 pub const MIN_SCANNED_LEN: usize = 4;
 
-/// A secret value. It can be handed to WebDriver and compared, never printed or serialized.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct SecretValue(String);
-
-impl SecretValue {
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The value itself, for the one place that needs it: the call that types or sends it.
-    pub(crate) fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for SecretValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("SecretValue(<redacted>)")
-    }
-}
+pub use crate::secret::SecretValue;
 
 /// One scenario's account values, resolved when a step types them.
 #[derive(Debug, Clone, Default)]
