@@ -157,6 +157,122 @@ fn load_reads_the_file_and_hashes_its_bytes() {
     fs::write(root.join("bin.yaml"), b"task: \xff\n").unwrap();
     let binary = load(&root.join("bin.yaml"), &root).unwrap_err();
     assert!(binary.message.contains("not UTF-8"), "{binary}");
+    assert_eq!((binary.line, binary.column), (1, 7), "{binary}");
+}
+
+fn bytes_error(bytes: &[u8]) -> ScenarioError {
+    parse_bytes(bytes, &root().join("checkout.yaml"), root()).expect_err("rejected")
+}
+
+#[test]
+fn invalid_utf8_names_the_first_bad_byte() {
+    let err = bytes_error(b"task: Buy\nsteps:\n  - click \"Gr\xc3\xb6\xdfe\"\n");
+    assert_eq!((err.line, err.column), (3, 15), "{err}");
+    assert_eq!(
+        err.message,
+        "the scenario is not UTF-8 text: byte 0xDF is not valid UTF-8"
+    );
+    insta::assert_snapshot!("not_utf8", err.to_string());
+    let err = bytes_error(b"task: \xed\xa0\x80\n");
+    assert_eq!((err.line, err.column), (1, 7), "{err}");
+    let err = bytes_error(b"task: Buy\r\nid: x\xe2\x82");
+    assert_eq!((err.line, err.column), (2, 6), "{err}");
+    assert!(
+        err.message
+            .ends_with("the file ends inside a character (0xE2 0x82)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn yaml_errors_are_located_in_characters_and_lines_ended_by_newlines() {
+    let cases: &[(&str, (usize, usize), &str)] = &[
+        // libyaml's reader gives a byte offset only (22 here), after `€` and `ü`.
+        (
+            "task: Kaufe für 5 €\u{7f}\n",
+            (1, 20),
+            "control characters are not allowed",
+        ),
+        (
+            "task: T\nsteps:\n  - click \"x\u{1}\"\n",
+            (3, 13),
+            "control characters",
+        ),
+        // At the end of a file without a final line break: the end of its last line.
+        (
+            "task: T\nsteps:\n  - go to /\n  s",
+            (4, 4),
+            "could not find expected ':'",
+        ),
+        // YAML ends a line at NEL; editors and these positions do not.
+        ("# note\u{85}more\ntask: T\n", (1, 8), "a mapping of keys"),
+        ("\u{feff}task: [T\n", (1, 7), "invalid type: sequence"),
+    ];
+    for (text, at, message) in cases {
+        let err = error(text);
+        assert_eq!((err.line, err.column), *at, "{text:?}: {err}");
+        assert!(err.message.contains(message), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn a_second_document_is_located_at_its_start() {
+    let err = error("task: T\n# more\n---\ntask: U\n");
+    assert_eq!((err.line, err.column), (3, 1), "{err}");
+    insta::assert_snapshot!("second_document", err.to_string());
+    let err = error("task: T\n...\n---\ntask: U\n");
+    assert_eq!((err.line, err.column), (3, 1), "{err}");
+    // serde_yaml calls these a second document; they are syntax errors: content after `...`
+    // without `---`, an over-indented first key.
+    for (text, line) in [
+        ("task: T\n...\n\ntask: U\n", 4),
+        ("  task: T\nsteps:\n  - go to /\n", 2),
+    ] {
+        let err = error(text);
+        assert_eq!((err.line, err.column), (line, 1), "{err}");
+        assert_eq!(
+            err.message,
+            "invalid YAML: did not find expected <document start>"
+        );
+    }
+}
+
+#[test]
+fn keys_are_found_however_they_are_written() {
+    // serde_yaml puts a duplicate key at the mapping's start; a quoted one too.
+    let err = error("task: T\nid: ok\n\"task\": U\n");
+    assert_eq!((err.line, err.column), (3, 1), "{err}");
+    assert_eq!(err.message, "`task` appears more than once");
+    let err = error("{task: T, id: -bad}\n");
+    assert_eq!((err.line, err.column), (1, 15), "{err}");
+    let err = error("'task': T\n\"start_url\" : shop\n");
+    assert_eq!((err.line, err.column), (2, 15), "{err}");
+    // `task:` without a value is there, and empty.
+    let err = error("id: x\nsteps:\n  - go to /\ntask:\n");
+    assert_eq!((err.line, err.column), (4, 6), "{err}");
+    assert_eq!(err.message, "`task` is empty");
+    let err = error("task: T\ntags: [smoke,\n  two words]\n");
+    assert_eq!((err.line, err.column), (3, 3), "{err}");
+}
+
+#[test]
+fn items_are_located_through_quotes_escapes_and_flow_lists() {
+    let err = error("task: T\nexpect: [\"text \\\"Mug\\\"\", \"txt \\\"Done\\\"\"]\n");
+    assert_eq!((err.line, err.column), (2, 27), "{err}");
+    let err = error("task: T\nsteps:\n  - 'click \"it''s\" nw'\n");
+    assert_eq!((err.line, err.column), (3, 20), "{err}");
+    let err = error("task: T\nsteps:\n  - \"click \\u00e9 \\\"x\\\" nw\"\n");
+    // `é` is written `\u00e9`, from column 12.
+    assert_eq!((err.line, err.column), (3, 12), "{err}");
+    let err = error("task: T\nsteps:\n  - \"click \\\"\\u00e9\\\" nw\"\n");
+    assert_eq!((err.line, err.column), (3, 23), "{err}");
+    let err = error("task: T\nsteps: [\"go to /\",\n  \"tap x\"]\n");
+    assert_eq!((err.line, err.column), (3, 4), "{err}");
+    let ok = parse_at("task: T\nsteps: [\"go to /\",\n  press Enter]\n", "a.yaml").unwrap();
+    assert_eq!(ok.steps[1].line, 3);
+    // An anchored list is a layout the scan does not read; the parser finds the item.
+    let err = error("task: T\nsteps: &all\n  - go to /\n  - tap x\n");
+    assert_eq!((err.line, err.column), (4, 5), "{err}");
 }
 
 #[test]
@@ -279,9 +395,9 @@ fn quoted_items_and_flow_lists_are_located() {
     // A single-quoted YAML item: the column skips the quote.
     let err = error("task: T\nsteps:\n  - 'click \"Total: 5\" nw'\n");
     assert_eq!((err.line, err.column), (3, 23), "{err}");
-    // A flow list: the `steps:` line.
+    // A flow list: the item itself.
     let err = error("task: T\nsteps: [\"go to /\", \"tap x\"]\n");
-    assert_eq!((err.line, err.column), (2, 1), "{err}");
+    assert_eq!((err.line, err.column), (2, 21), "{err}");
     assert!(
         err.message.starts_with("unknown step verb \"tap\""),
         "{err}"
@@ -365,4 +481,9 @@ fn strips_serde_yaml_locations() {
         "did not find expected key, while parsing a block mapping"
     );
     assert_eq!(strip_locations("at line x"), "at line x");
+    assert_eq!(
+        strip_locations("control characters are not allowed at position 273"),
+        "control characters are not allowed"
+    );
+    assert_eq!(strip_locations("seen at position x"), "seen at position x");
 }
