@@ -487,3 +487,243 @@ fn strips_serde_yaml_locations() {
     );
     assert_eq!(strip_locations("seen at position x"), "seen at position x");
 }
+
+/// Valid scenarios the mutation test starts from: comments, quoted items, flow lists, CRLF
+/// line ends and characters wider than a byte.
+const MUTATION_BASES: &[&str] = &[
+    CHECKOUT,
+    "# Quoted items, a flow list and a commented item.\nid: 'shop/quoted'\ntask: \"Find the mug: the blue one\"\nstart_url: /search\naccount: demo\nhints:\n  - The search box is in the header\nsteps:\n  - fill \"Search\" with account.query\n  - 'click \"Result: Rust mug\"'\n  - press Enter\n  -   hover \"Rust mug\"   # the first result\nexpect: [\"text \\\"Rust mug\\\"\", url /products/*]\ntags:\n  - smoke\n  - search\n",
+    "task: Log in\r\nsteps:\r\n  - go to /login\r\n  - fill \"Email\" with \"ada@example.com\"\r\n  - click \"Log in\"\r\nexpect:\r\n  - text \"Signed in\"\r\n",
+    "task: Kaufe eine Tasse für 5 €\nstart_url: /größen\nsteps:\n  - click \"Größe\" in \"Übersicht\"\n  - select \"Grün\" in \"Farbe\"\n  - expect text \"Bestätigt ✓\"\nexpect:\n  - text \"Danke schön\"\ntags: [größe, 品質]\n",
+];
+
+/// A xorshift generator: the mutation test is the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// How many kinds of change [`mutate`] makes.
+const MUTATIONS: usize = 12;
+
+/// Invalid UTF-8: a stray byte, a lone lead byte, a cut sequence, a surrogate, an overlong
+/// encoding, past U+10FFFF.
+const INVALID_UTF8: &[&[u8]] = &[
+    b"\xff",
+    b"\x80",
+    b"\xc3",
+    b"\xe2\x82",
+    b"\xed\xa0\x80",
+    b"\xc0\xaf",
+    b"\xf4\x90\x80\x80",
+];
+/// Characters libyaml's reader refuses, which it reports with a byte offset only.
+const CONTROL: &[&[u8]] = &[
+    b"\x01",
+    b"\x00",
+    b"\x7f",
+    b"\x1b",
+    b"\xc2\x80",
+    b"\xef\xbf\xbe",
+];
+/// Line breaks YAML knows and `\n`-counting does not, and a byte-order mark.
+const ODD_BREAKS: &[&[u8]] = &[b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xef\xbb\xbf"];
+const QUOTES: &[&[u8]] = &[b"\"", b"'"];
+const COLONS: &[&[u8]] = &[b":", b": ", b" : "];
+const STRUCTURE: &[&[u8]] = &[
+    b"[", b"{", b"]", b"&a ", b"*a", b"!!int ", b"|", b">", b"%", b"@", b"`", b"- ", b"#",
+    b"\n---\n", b"\n...\n",
+];
+const SPACING: &[&[u8]] = &[b"  ", b" ", b"\n", b"\n  "];
+
+/// Mutation `kind` of `base`, at a place `rng` picks: a byte flipped, the file cut, a byte
+/// deleted, a line duplicated, or something inserted (invalid UTF-8, a tab, a quote, a colon,
+/// a control character, an odd line break, YAML punctuation, spacing).
+fn mutate(base: &[u8], kind: usize, rng: &mut Rng) -> Vec<u8> {
+    let mut bytes = base.to_vec();
+    let at = rng.below(bytes.len() + 1);
+    let insert: &[u8] = match kind {
+        0 => {
+            let index = rng.below(bytes.len());
+            bytes[index] = rng.below(256) as u8;
+            return bytes;
+        }
+        1 => {
+            bytes.truncate(at);
+            return bytes;
+        }
+        2 => {
+            bytes.remove(at.min(bytes.len() - 1));
+            return bytes;
+        }
+        3 => return duplicate_line(base, rng),
+        4 => rng.pick(INVALID_UTF8),
+        5 => b"\t",
+        6 => rng.pick(QUOTES),
+        7 => rng.pick(COLONS),
+        8 => rng.pick(CONTROL),
+        9 => rng.pick(ODD_BREAKS),
+        10 => rng.pick(STRUCTURE),
+        _ => rng.pick(SPACING),
+    };
+    bytes.splice(at..at, insert.iter().copied());
+    bytes
+}
+
+/// `base` with one of its lines written again elsewhere, or a key line written again quoted:
+/// duplicate keys and list items.
+fn duplicate_line(base: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut lines: Vec<Vec<u8>> = base
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    let mut line = lines[rng.below(lines.len())].clone();
+    if rng.below(3) == 0 {
+        let key = KEYS[rng.below(KEYS.len())];
+        line = format!("\"{key}\": x\n").into_bytes();
+    }
+    let to = rng.below(lines.len() + 1);
+    lines.insert(to, line);
+    lines.concat()
+}
+
+/// Line and column of byte `offset` of `bytes`, counted independently of `locate`: lines end
+/// at `\n`, columns count characters, a byte-order mark opening the file is not one.
+fn expected_position(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = std::str::from_utf8(&bytes[..offset]).expect("a valid prefix");
+    let (mut line, mut column) = (1, 1);
+    for (index, c) in before.char_indices() {
+        match c {
+            '\n' => (line, column) = (line + 1, 1),
+            '\u{feff}' if index == 0 => {}
+            _ => column += 1,
+        }
+    }
+    (line, column)
+}
+
+/// How many mutated files ended each way.
+#[derive(Debug, Default)]
+struct Seen {
+    valid: usize,
+    not_utf8: usize,
+    /// libyaml's reader refused a character, giving its byte offset only.
+    reader: usize,
+    /// serde_yaml gave a location.
+    located: usize,
+    duplicate: usize,
+    /// Valid YAML that the scenario checks or the step parser refused.
+    checked: usize,
+    /// serde_yaml gave no location: a second document.
+    unlocated: usize,
+}
+
+/// Checks one mutated file's outcome and counts its class.
+fn check_mutation(bytes: &[u8], seen: &mut Seen) {
+    let path = root().join("mutated.yaml");
+    let result = std::panic::catch_unwind(|| parse_bytes(bytes, &path, root()));
+    let text = String::from_utf8_lossy(bytes);
+    let Err(err) = result.unwrap_or_else(|_| panic!("parsing panicked on {text:?}")) else {
+        seen.valid += 1;
+        return;
+    };
+    let rendered = err.to_string();
+    let lines: Vec<&str> = text.split('\n').collect();
+    let inside = err.line >= 1
+        && err.line <= lines.len()
+        && err.column >= 1
+        && err.column <= lines[err.line - 1].chars().count() + 1;
+    assert!(inside, "{rendered}\noutside {text:?}");
+    let prefix = format!("scenarios/mutated.yaml:{}:{}: ", err.line, err.column);
+    assert!(rendered.starts_with(&prefix), "{rendered}");
+    let expected = match std::str::from_utf8(bytes) {
+        Err(utf8) => {
+            seen.not_utf8 += 1;
+            Some(expected_position(bytes, utf8.valid_up_to()))
+        }
+        Ok(text) => expected_yaml_position(text, seen),
+    };
+    if let Some(expected) = expected {
+        assert_eq!((err.line, err.column), expected, "{rendered}\nin {text:?}");
+    } else if err.message != "missing `task`" && err.message != "the scenario is empty" {
+        // Nothing else is on the first character of the file.
+        assert_ne!((err.line, err.column), (1, 1), "{rendered}\nin {text:?}");
+    }
+}
+
+/// Where serde_yaml, read on its own terms, puts the error in `text`; none when it parses or
+/// gives no location.
+fn expected_yaml_position(text: &str, seen: &mut Seen) -> Option<(usize, usize)> {
+    let Err(err) = serde_yaml::from_str::<Option<RawScenario>>(text) else {
+        seen.checked += 1;
+        return None;
+    };
+    let message = err.to_string();
+    if let Some(key) = duplicate_key(&message) {
+        seen.duplicate += 1;
+        return second_key_line(text, &key);
+    }
+    if let Some((_, offset)) = message.split_once(" at position ") {
+        seen.reader += 1;
+        let digits: String = offset.chars().take_while(char::is_ascii_digit).collect();
+        return Some(expected_position(text.as_bytes(), digits.parse().unwrap()));
+    }
+    let Some(location) = err.location() else {
+        seen.unlocated += 1;
+        return None;
+    };
+    seen.located += 1;
+    let expected = expected_position(text.as_bytes(), location.index());
+    // libyaml's own line and column agree unless it met a break other than `\n` (CR, NEL, LS,
+    // PS), a byte-order mark, or the end of a file without a final line break.
+    let plain = !text.contains(['\r', '\u{85}', '\u{2028}', '\u{2029}', '\u{feff}'])
+        && (location.index() < text.len() || text.ends_with('\n'));
+    if plain {
+        assert_eq!(expected, (location.line(), location.column()), "{text:?}");
+    }
+    Some(expected)
+}
+
+/// The line of the second top-level `key:` (or quoted `"key":`), column 1.
+fn second_key_line(text: &str, key: &str) -> Option<(usize, usize)> {
+    let spellings = [
+        format!("{key}:"),
+        format!("\"{key}\":"),
+        format!("'{key}':"),
+    ];
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| spellings.iter().any(|s| line.starts_with(s.as_str())))
+        .nth(1)
+        .map(|(index, _)| (index + 1, 1))
+}
+
+#[test]
+fn every_error_of_a_mutated_scenario_names_its_true_line_and_column() {
+    for base in MUTATION_BASES {
+        parse_at(base, "base.yaml").expect("a valid base");
+    }
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut seen = Seen::default();
+    for round in 0..400 {
+        let base = rng.pick(MUTATION_BASES).as_bytes();
+        let mutated = mutate(base, round % MUTATIONS, &mut rng);
+        check_mutation(&mutated, &mut seen);
+    }
+    // Each class was met often enough for its assertions to mean something.
+    assert!(seen.not_utf8 >= 30, "{seen:?}");
+    assert!(seen.reader >= 15, "{seen:?}");
+    assert!(seen.located >= 40, "{seen:?}");
+    assert!(seen.duplicate >= 10, "{seen:?}");
+    assert!(seen.checked >= 40, "{seen:?}");
+}
