@@ -30,7 +30,7 @@ mod locate;
 #[cfg(test)]
 mod tests;
 
-use locate::{key_position, list_items};
+use locate::{Items, Part, Position, list_items};
 
 /// A loaded, checked scenario.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,169 +158,48 @@ pub fn load(path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
         message: format!("cannot read the scenario: {err}"),
         hint: "check that the file exists and is readable".to_owned(),
     })?;
-    let text = std::str::from_utf8(&bytes).map_err(|err| ScenarioError {
-        path: path.to_owned(),
-        line: 0,
-        column: 0,
-        message: format!("the scenario is not UTF-8 text: {err}"),
-        hint: "save the file as UTF-8".to_owned(),
-    })?;
+    parse_bytes(&bytes, path, root)
+}
+
+/// [`load`], from the file's bytes.
+fn parse_bytes(bytes: &[u8], path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
+    let text = std::str::from_utf8(bytes).map_err(|err| not_utf8(bytes, &err, path))?;
     parse(text, path, root)
+}
+
+fn not_utf8(bytes: &[u8], err: &std::str::Utf8Error, path: &Path) -> ScenarioError {
+    let (line, column) = locate::invalid_utf8(bytes, err);
+    let start = err.valid_up_to();
+    let end = err.error_len().map_or(bytes.len(), |len| start + len);
+    let hex: Vec<String> = bytes[start..end]
+        .iter()
+        .map(|b| format!("0x{b:02X}"))
+        .collect();
+    let problem = match (err.error_len(), hex.len()) {
+        (None, _) => format!("the file ends inside a character ({})", hex.join(" ")),
+        (Some(_), 1) => format!("byte {} is not valid UTF-8", hex[0]),
+        (Some(_), _) => format!("bytes {} are not valid UTF-8", hex.join(" ")),
+    };
+    ScenarioError {
+        path: path.to_owned(),
+        line,
+        column,
+        message: format!("the scenario is not UTF-8 text: {problem}"),
+        hint: "save the file as UTF-8".to_owned(),
+    }
 }
 
 /// [`load`], from text already read (the hash is of the text's bytes).
 pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Scenario, ScenarioError> {
-    let at = |line: usize, column: usize, message: String, hint: String| ScenarioError {
-        path: path.to_owned(),
-        line,
-        column,
-        message,
-        hint,
-    };
-    let raw = match serde_yaml::from_str::<Option<RawScenario>>(text) {
-        Ok(Some(raw)) => raw,
-        Ok(None) => {
-            return Err(at(
-                1,
-                1,
-                "the scenario is empty".to_owned(),
-                "a scenario needs at least a `task:`, e.g. `task: Add a mug to the cart`, and usually `steps:`".to_owned(),
-            ));
-        }
-        Err(err) => return Err(yaml_error(&err, text, path)),
-    };
-
-    let key_at = |key: &str| key_position(text, key).unwrap_or((1, 1));
-
-    let Some(task) = raw.task else {
-        return Err(at(
-            1,
-            1,
-            "missing `task`".to_owned(),
-            "say in one sentence what a person wants done, e.g. `task: Add a mug to the cart`"
-                .to_owned(),
-        ));
-    };
-    if task.trim().is_empty() {
-        let (line, column) = key_at("task");
-        return Err(at(
-            line,
-            column,
-            "`task` is empty".to_owned(),
-            "say in one sentence what a person wants done, e.g. `task: Add a mug to the cart`"
-                .to_owned(),
-        ));
-    }
-
-    let id = match raw.id {
-        Some(id) => {
-            if !is_valid_id(&id) {
-                let (line, column) = key_at("id");
-                return Err(at(
-                    line,
-                    column,
-                    format!("invalid id {id:?}"),
-                    ID_RULE.to_owned(),
-                ));
-            }
-            id
-        }
-        None => {
-            let id = default_id(path, root);
-            if !is_valid_id(&id) {
-                return Err(at(
-                    0,
-                    0,
-                    format!("the file name gives the invalid id {id:?}"),
-                    format!("set `id:` in the file or rename it; {ID_RULE}"),
-                ));
-            }
-            id
-        }
-    };
-
-    let start_url = raw.start_url.unwrap_or_else(|| "/".to_owned());
-    if !start_url.starts_with('/') {
-        let (line, column) = key_at("start_url");
-        let lower = start_url.to_ascii_lowercase();
-        let hint = if lower.starts_with("http://") || lower.starts_with("https://") {
-            "write only the path, e.g. `start_url: /products`; the base URL comes from windup.toml or WINDUP_BASE_URL"
-        } else {
-            "write a path that starts with `/`, e.g. `start_url: /products`"
-        };
-        return Err(at(
-            line,
-            column,
-            format!("`start_url` must be a path starting with \"/\", found {start_url:?}"),
-            hint.to_owned(),
-        ));
-    }
-
-    if let Some(account) = &raw.account
-        && !is_account_name(account)
-    {
-        let (line, column) = key_at("account");
-        return Err(at(
-            line,
-            column,
-            format!("invalid account name {account:?}"),
-            "name an account of windup.toml's [accounts] (letters, digits, `_` and `-`), e.g. `account: demo`".to_owned(),
-        ));
-    }
-
-    let tags = raw.tags.unwrap_or_default();
-    let tag_lines = list_items(text, "tags");
-    for (index, tag) in tags.iter().enumerate() {
-        if tag.is_empty() || tag.chars().any(char::is_whitespace) {
-            let (line, column) = tag_lines.start(index);
-            return Err(at(
-                line,
-                column,
-                format!("invalid tag {tag:?}"),
-                "tags are single words such as `smoke` or `slow`".to_owned(),
-            ));
-        }
-    }
-
-    let step_lines = list_items(text, "steps");
-    let mut steps = Vec::new();
-    for (index, written) in raw.steps.unwrap_or_default().into_iter().enumerate() {
-        let line = step_lines.line(index);
-        match Step::parse(&written, line) {
-            Ok(step) => {
-                if let Some(key) = step.kind.account_key()
-                    && raw.account.is_none()
-                {
-                    let column = find_ignore_case(&written, "account.").map_or(1, |c| c + 1);
-                    let (line, column) = step_lines.locate(index, &written, column);
-                    return Err(at(
-                        line,
-                        column,
-                        format!(
-                            "`account.{key}` needs an account, but the scenario sets no `account:` in `{written}`"
-                        ),
-                        "add `account: NAME` naming an account of windup.toml's [accounts], or fill literal text".to_owned(),
-                    ));
-                }
-                steps.push(step);
-            }
-            Err(err) => return Err(item_error(&err, &written, index, &step_lines, path)),
-        }
-    }
-
-    let expect_lines = list_items(text, "expect");
-    let mut expect = Vec::new();
-    for (index, written) in raw.expect.unwrap_or_default().into_iter().enumerate() {
-        match parse_expectation(&written) {
-            Ok(expectation) => expect.push(ScenarioExpectation {
-                expectation,
-                line: expect_lines.line(index),
-                text: written,
-            }),
-            Err(err) => return Err(item_error(&err, &written, index, &expect_lines, path)),
-        }
-    }
-
+    let source = Source { text, path };
+    let raw = source.read_raw()?;
+    let task = source.check_task(raw.task)?;
+    let id = source.check_id(raw.id, root)?;
+    let start_url = source.check_start_url(raw.start_url)?;
+    source.check_account(raw.account.as_deref())?;
+    let tags = source.check_tags(raw.tags.unwrap_or_default())?;
+    let steps = source.parse_steps(raw.steps.unwrap_or_default(), raw.account.is_some())?;
+    let expect = source.parse_expectations(raw.expect.unwrap_or_default())?;
     Ok(Scenario {
         id,
         task,
@@ -333,6 +212,188 @@ pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Scenario, ScenarioE
         path: path.to_owned(),
         hash: sha256_hex(text.as_bytes()),
     })
+}
+
+const TASK_HINT: &str =
+    "say in one sentence what a person wants done, e.g. `task: Add a mug to the cart`";
+
+/// The scenario's text and its file: what every check reads and every error names.
+struct Source<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl Source<'_> {
+    fn error(&self, (line, column): Position, message: String, hint: &str) -> ScenarioError {
+        ScenarioError {
+            path: self.path.to_owned(),
+            line,
+            column,
+            message,
+            hint: hint.to_owned(),
+        }
+    }
+
+    fn has_key(&self, key: &str) -> bool {
+        locate::find(self.text, Part::Key { key, occurrence: 0 }).is_some()
+    }
+
+    /// Where the value of top-level `key` starts; its key when the value cannot be found.
+    fn value_at(&self, key: &str) -> Position {
+        locate::find(self.text, Part::Value(key))
+            .or_else(|| locate::find(self.text, Part::Key { key, occurrence: 0 }))
+            .unwrap_or((1, 1))
+    }
+
+    fn read_raw(&self) -> Result<RawScenario, ScenarioError> {
+        match serde_yaml::from_str::<Option<RawScenario>>(self.text) {
+            Ok(Some(raw)) => Ok(raw),
+            Ok(None) => Err(self.error(
+                (1, 1),
+                "the scenario is empty".to_owned(),
+                "a scenario needs at least a `task:`, e.g. `task: Add a mug to the cart`, and usually `steps:`",
+            )),
+            Err(err) => Err(yaml_error(&err, self)),
+        }
+    }
+
+    fn check_task(&self, task: Option<String>) -> Result<String, ScenarioError> {
+        match task {
+            Some(task) if !task.trim().is_empty() => Ok(task),
+            // `task:` with no value reads as none: point at it rather than call it missing.
+            None if !self.has_key("task") => {
+                Err(self.error((1, 1), "missing `task`".to_owned(), TASK_HINT))
+            }
+            _ => Err(self.error(
+                self.value_at("task"),
+                "`task` is empty".to_owned(),
+                TASK_HINT,
+            )),
+        }
+    }
+
+    fn check_id(&self, id: Option<String>, root: &Path) -> Result<String, ScenarioError> {
+        match id {
+            Some(id) if is_valid_id(&id) => Ok(id),
+            Some(id) => Err(self.error(self.value_at("id"), format!("invalid id {id:?}"), ID_RULE)),
+            None => {
+                let id = default_id(self.path, root);
+                if is_valid_id(&id) {
+                    return Ok(id);
+                }
+                Err(self.error(
+                    (0, 0),
+                    format!("the file name gives the invalid id {id:?}"),
+                    &format!("set `id:` in the file or rename it; {ID_RULE}"),
+                ))
+            }
+        }
+    }
+
+    fn check_start_url(&self, start_url: Option<String>) -> Result<String, ScenarioError> {
+        let start_url = start_url.unwrap_or_else(|| "/".to_owned());
+        if start_url.starts_with('/') {
+            return Ok(start_url);
+        }
+        let lower = start_url.to_ascii_lowercase();
+        let hint = if lower.starts_with("http://") || lower.starts_with("https://") {
+            "write only the path, e.g. `start_url: /products`; the base URL comes from windup.toml or WINDUP_BASE_URL"
+        } else {
+            "write a path that starts with `/`, e.g. `start_url: /products`"
+        };
+        Err(self.error(
+            self.value_at("start_url"),
+            format!("`start_url` must be a path starting with \"/\", found {start_url:?}"),
+            hint,
+        ))
+    }
+
+    fn check_account(&self, account: Option<&str>) -> Result<(), ScenarioError> {
+        match account {
+            Some(account) if !is_account_name(account) => Err(self.error(
+                self.value_at("account"),
+                format!("invalid account name {account:?}"),
+                "name an account of windup.toml's [accounts] (letters, digits, `_` and `-`), e.g. `account: demo`",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_tags(&self, tags: Vec<String>) -> Result<Vec<String>, ScenarioError> {
+        let invalid = tags
+            .iter()
+            .position(|tag| tag.is_empty() || tag.chars().any(char::is_whitespace));
+        let Some(index) = invalid else {
+            return Ok(tags);
+        };
+        let at = locate::find(self.text, Part::Item("tags", index))
+            .unwrap_or_else(|| self.value_at("tags"));
+        Err(self.error(
+            at,
+            format!("invalid tag {:?}", tags[index]),
+            "tags are single words such as `smoke` or `slow`",
+        ))
+    }
+
+    fn parse_steps(
+        &self,
+        written: Vec<String>,
+        has_account: bool,
+    ) -> Result<Vec<Step>, ScenarioError> {
+        let items = list_items(self.text, "steps", written.len());
+        let mut steps = Vec::with_capacity(written.len());
+        for (index, written) in written.into_iter().enumerate() {
+            let step = Step::parse(&written, items.line(index))
+                .map_err(|err| self.item_error(&err, &written, index, &items))?;
+            if let Some(key) = step.kind.account_key()
+                && !has_account
+            {
+                let column = find_ignore_case(&written, "account.").map_or(1, |c| c + 1);
+                return Err(self.error(
+                    items.locate(index, &written, column),
+                    format!(
+                        "`account.{key}` needs an account, but the scenario sets no `account:` in `{written}`"
+                    ),
+                    "add `account: NAME` naming an account of windup.toml's [accounts], or fill literal text",
+                ));
+            }
+            steps.push(step);
+        }
+        Ok(steps)
+    }
+
+    fn parse_expectations(
+        &self,
+        written: Vec<String>,
+    ) -> Result<Vec<ScenarioExpectation>, ScenarioError> {
+        let items = list_items(self.text, "expect", written.len());
+        let mut expect = Vec::with_capacity(written.len());
+        for (index, written) in written.into_iter().enumerate() {
+            let expectation = parse_expectation(&written)
+                .map_err(|err| self.item_error(&err, &written, index, &items))?;
+            expect.push(ScenarioExpectation {
+                expectation,
+                line: items.line(index),
+                text: written,
+            });
+        }
+        Ok(expect)
+    }
+
+    fn item_error(
+        &self,
+        err: &StepError,
+        written: &str,
+        index: usize,
+        items: &Items,
+    ) -> ScenarioError {
+        let message = if written.trim().is_empty() {
+            err.message.clone()
+        } else {
+            format!("{} in `{}`", err.message, written.trim())
+        };
+        self.error(items.locate(index, written, err.column), message, &err.hint)
+    }
 }
 
 /// Every `*.yaml` / `*.yml` under `root`, recursively, sorted; skips a top-level `fragments/`
@@ -428,27 +489,6 @@ fn find_ignore_case(haystack: &str, needle: &str) -> Option<usize> {
     Some(haystack[..byte].chars().count())
 }
 
-fn item_error(
-    err: &StepError,
-    written: &str,
-    index: usize,
-    items: &locate::Items,
-    path: &Path,
-) -> ScenarioError {
-    let (line, column) = items.locate(index, written, err.column);
-    ScenarioError {
-        path: path.to_owned(),
-        line,
-        column,
-        message: if written.trim().is_empty() {
-            err.message.clone()
-        } else {
-            format!("{} in `{}`", err.message, written.trim())
-        },
-        hint: err.hint.clone(),
-    }
-}
-
 /// The raw shape, before any check.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -463,25 +503,48 @@ struct RawScenario {
     tags: Option<Vec<String>>,
 }
 
-fn yaml_error(err: &serde_yaml::Error, text: &str, path: &Path) -> ScenarioError {
-    let (mut line, mut column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+fn yaml_error(err: &serde_yaml::Error, source: &Source<'_>) -> ScenarioError {
     let full = strip_locations(&err.to_string());
+    if full.contains("more than one document") {
+        return match locate::second_document(source.text) {
+            Ok(at) => source.error(
+                at,
+                "a second YAML document starts here; a scenario file holds one".to_owned(),
+                "remove the `---` or `...` line, or move the second scenario to a file of its own",
+            ),
+            Err(err) => yaml_error(&err, source),
+        };
+    }
+    let (message, hint) = yaml_message(&full);
+    // serde_yaml marks a duplicate key at its mapping's start; the second occurrence is the one.
+    let at = duplicate_key(&full)
+        .and_then(|key| {
+            locate::find(
+                source.text,
+                Part::Key {
+                    key: &key,
+                    occurrence: 1,
+                },
+            )
+        })
+        .unwrap_or_else(|| locate::yaml_error(err, source.text));
+    source.error(at, message, &hint)
+}
 
-    let (message, hint) = if let Some((key, expected)) = parse_unknown_field(&full) {
+/// What a serde_yaml error (its locations removed) means for a scenario, and what to do.
+fn yaml_message(full: &str) -> (String, String) {
+    if let Some((key, expected)) = parse_unknown_field(full) {
         let mut hint = format!("a scenario's keys are: {}", KEYS.join(", "));
         if let Some(near) = closest(&key, &expected) {
             hint.push_str(&format!("; did you mean `{near}`?"));
         }
         (format!("unknown key `{key}`"), hint)
-    } else if let Some(key) = backticked(&full).filter(|_| full.starts_with("duplicate field")) {
-        if let Some(position) = locate::nth_key_position(text, &key, 1) {
-            (line, column) = position;
-        }
+    } else if let Some(key) = duplicate_key(full) {
         (
             format!("`{key}` appears more than once"),
             "keep one; each key may appear once".to_owned(),
         )
-    } else if let Some((key, rest)) = split_key_path(&full) {
+    } else if let Some((key, rest)) = split_key_path(full) {
         let hint = if rest.contains("invalid type: map") && key != "task" {
             format!(
                 "an item containing `: ` must be quoted in YAML: wrap it in single quotes, e.g. `- 'expect text \"Total: 5\"'`; {}",
@@ -496,18 +559,17 @@ fn yaml_error(err: &serde_yaml::Error, text: &str, path: &Path) -> ScenarioError
             "a scenario is a mapping of keys (`task:`, `steps:`, …)".to_owned(),
             format!("start lines with one of: {}", KEYS.join(", ")),
         )
+    } else if full.starts_with("control characters are not allowed") {
+        (
+            "invalid YAML: control characters are not allowed".to_owned(),
+            "delete the invisible character here; an editor that shows control characters helps"
+                .to_owned(),
+        )
     } else {
         (
             format!("invalid YAML: {full}"),
             "check the indentation and quoting here or on the line before; quote a value that contains `: ` or starts with `\"`, `[` or `{`".to_owned(),
         )
-    };
-    ScenarioError {
-        path: path.to_owned(),
-        line,
-        column,
-        message,
-        hint,
     }
 }
 
@@ -532,30 +594,47 @@ fn split_key_path(message: &str) -> Option<(&'static str, &str)> {
     KEYS.iter().find(|k| **k == key).map(|k| (*k, rest))
 }
 
+/// The key of serde_yaml's ``duplicate field `key` ``.
+fn duplicate_key(message: &str) -> Option<String> {
+    backticked(message).filter(|_| message.starts_with("duplicate field"))
+}
+
 fn backticked(message: &str) -> Option<String> {
     let (_, rest) = message.split_once('`')?;
     let (word, _) = rest.split_once('`')?;
     Some(word.to_owned())
 }
 
-/// Removes serde_yaml's ` at line N column M` (the location is reported separately).
+/// Removes serde_yaml's ` at line N column M` and ` at position N` (the location is reported
+/// separately).
 fn strip_locations(message: &str) -> String {
     let mut out = String::new();
     let mut rest = message;
-    while let Some(start) = rest.find(" at line ") {
+    while let Some(start) = rest.find(" at ") {
         out.push_str(&rest[..start]);
-        let after = &rest[start + " at line ".len()..];
-        let digits = after.trim_start_matches(|c: char| c.is_ascii_digit());
-        match digits.strip_prefix(" column ") {
-            Some(col) if digits.len() < after.len() => {
-                rest = col.trim_start_matches(|c: char| c.is_ascii_digit());
-            }
-            _ => {
-                out.push_str(" at line ");
+        let after = &rest[start + " at ".len()..];
+        match after_location(after) {
+            Some(tail) => rest = tail,
+            None => {
+                out.push_str(" at ");
                 rest = after;
             }
         }
     }
     out.push_str(rest);
     out
+}
+
+/// The text after a leading `line N column M` or `position N`.
+fn after_location(text: &str) -> Option<&str> {
+    match text.strip_prefix("line ") {
+        Some(line) => after_number(after_number(line)?.strip_prefix(" column ")?),
+        None => after_number(text.strip_prefix("position ")?),
+    }
+}
+
+/// The text after the digits `text` starts with; none when it starts with none.
+fn after_number(text: &str) -> Option<&str> {
+    let rest = text.trim_start_matches(|c: char| c.is_ascii_digit());
+    (rest.len() < text.len()).then_some(rest)
 }
