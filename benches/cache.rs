@@ -7,12 +7,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use windup::cache::{CacheEntry, CacheKey, PlanCache};
-use windup::config::Settings;
-use windup::plan::{Plan, Rules};
-use windup::runner::Outcome;
-use windup::scenario;
-use windup::suite::{Suite, is_ignored};
+use windup::engine::cache::{CacheEntry, CacheKey, PlanCache};
+use windup::engine::config::Settings;
+use windup::engine::plan::{Plan, Rules};
+use windup::engine::runner::Outcome;
+use windup::engine::scenario;
+use windup::engine::suite::{Suite, is_ignored};
 
 #[tokio::main]
 async fn main() {

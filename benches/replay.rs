@@ -8,10 +8,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
-use windup::config::Settings;
-use windup::executor::NoValues;
-use windup::plan::{Plan, Rules};
-use windup::{Browser, ExecOptions, Executor, Session};
+use windup::engine::config::Settings;
+use windup::engine::executor::NoValues;
+use windup::engine::plan::{Plan, Rules};
+use windup::engine::{Browser, ExecOptions, Executor, Session};
 
 #[tokio::main]
 async fn main() {

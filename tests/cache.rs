@@ -6,14 +6,14 @@ mod common;
 
 use common::Project;
 use url::Url;
-use windup::Browser;
-use windup::cache::{EntryStatus, PlanCache};
-use windup::config::Settings;
-use windup::ledger::{CacheOutcome, Ledger, Replan};
-use windup::lockfile;
-use windup::pool::SessionPool;
-use windup::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
-use windup::scenario::Scenario;
+use windup::engine::Browser;
+use windup::engine::cache::{EntryStatus, PlanCache};
+use windup::engine::config::Settings;
+use windup::engine::ledger::{CacheOutcome, Ledger, Replan};
+use windup::engine::lockfile;
+use windup::engine::pool::SessionPool;
+use windup::engine::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
+use windup::engine::scenario::Scenario;
 use windup_shop::{Markup, ShopOptions};
 
 async fn run(
@@ -120,7 +120,7 @@ async fn plan_once_replay_then_replan_what_the_site_broke() {
             .all(|p| p.sig.len() == 64 && p.sig.bytes().all(|b| b.is_ascii_hexdigit()))
     );
     assert_eq!(records[1].pages, records[0].pages);
-    let login_sig = |record: &windup::ledger::RunRecord| {
+    let login_sig = |record: &windup::engine::ledger::RunRecord| {
         record
             .pages
             .iter()

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use windup::cache::PlanCache;
-use windup::ledger::{CacheOutcome, Ledger};
+use windup::engine::cache::PlanCache;
+use windup::engine::ledger::{CacheOutcome, Ledger};
 
 const SCENARIOS: [&str; 8] = [
     "browse-catalogue",

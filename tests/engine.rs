@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::{Rig, files_under, plan, plan_file};
 use fantoccini::Locator;
 use serde_json::json;
-use windup::executor::FailureCause;
+use windup::engine::executor::FailureCause;
 
 fn target(selector: &str, tag: &str) -> serde_json::Value {
     json!({ "selector": selector, "identity": { "tag": tag } })
@@ -536,7 +536,7 @@ async fn the_snapshot_names_elements_as_a_person_would() {
 
 #[tokio::test]
 async fn a_moving_element_is_not_clicked_until_it_stops() {
-    use windup::browser::{GateMode, ProbeState};
+    use windup::engine::browser::{GateMode, ProbeState};
     let rig = Rig::start().await;
     rig.session
         .goto(&format!("{}/products/rust-mug", rig.shop.url()))
@@ -605,7 +605,10 @@ async fn a_replay_never_acts_on_an_element_that_is_not_the_planned_one() {
     );
     match &failure.cause {
         FailureCause::NotActionable { probe, .. } => {
-            assert_eq!(probe.state, windup::browser::ProbeState::IdentityMismatch)
+            assert_eq!(
+                probe.state,
+                windup::engine::browser::ProbeState::IdentityMismatch
+            )
         }
         other => panic!("expected an identity mismatch, got {other:?}"),
     }

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::processes_in_group;
-use windup::{Browser, BrowserConfig};
+use windup::engine::{Browser, BrowserConfig};
 
 const CHILD_ENV: &str = "WINDUP_LIFECYCLE_CHILD";
 
@@ -29,7 +29,7 @@ fn assert_group_ends(pgid: u32) {
 }
 
 /// Starts a browser with one open session on a page, and returns its process group.
-async fn browser_with_page() -> (Browser, windup::Session, u32) {
+async fn browser_with_page() -> (Browser, windup::engine::Session, u32) {
     let browser = Browser::launch(common::browser_config())
         .await
         .expect("chromedriver starts");

@@ -9,11 +9,11 @@ mod common;
 use common::{Project, run_in, text};
 use serde_json::{Value, json};
 use url::Url;
-use windup::Browser;
-use windup::config::Settings;
-use windup::ledger::{CacheOutcome, Ledger, RetryKind, RunRecord};
-use windup::pool::SessionPool;
-use windup::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
+use windup::engine::Browser;
+use windup::engine::config::Settings;
+use windup::engine::ledger::{CacheOutcome, Ledger, RetryKind, RunRecord};
+use windup::engine::pool::SessionPool;
+use windup::engine::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
 use windup_fake_provider::{FakeProvider, Recorded, Reply, Wire};
 use windup_shop::RunningShop;
 
@@ -301,7 +301,7 @@ struct PlanCacheIsEmpty;
 
 impl PlanCacheIsEmpty {
     fn check(project: &Project) -> bool {
-        windup::cache::PlanCache::new(project.root())
+        windup::engine::cache::PlanCache::new(project.root())
             .list()
             .unwrap()
             .is_empty()
@@ -571,7 +571,7 @@ async fn a_summary_and_suggestions_are_extra_calls_that_change_no_outcome() {
     assert_eq!(purposes, [("broken", "suggest"), ("(suite)", "summary")]);
     let runs = ledger
         .iter()
-        .filter(|r| r.kind == windup::ledger::RecordKind::Run)
+        .filter(|r| r.kind == windup::engine::ledger::RecordKind::Run)
         .count();
     assert_eq!(runs, 2, "the summary calls are not runs");
 }

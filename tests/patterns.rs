@@ -14,16 +14,16 @@ use std::time::Duration;
 
 use common::patterns::PatternSite;
 use url::Url;
-use windup::browser::{BrowserError, ProbeState};
-use windup::config::Settings;
-use windup::executor::{ExecOptions, Executor, FailureCause, NoValues};
-use windup::ledger::CacheOutcome;
-use windup::plan::{Plan, Rules};
-use windup::pool::SessionPool;
-use windup::runner::{FailureClass, Outcome, run_scenario};
-use windup::scenario::{self, Scenario};
-use windup::steps::Expectation;
-use windup::{Browser, Session};
+use windup::engine::browser::{BrowserError, ProbeState};
+use windup::engine::config::Settings;
+use windup::engine::executor::{ExecOptions, Executor, FailureCause, NoValues};
+use windup::engine::ledger::CacheOutcome;
+use windup::engine::plan::{Plan, Rules};
+use windup::engine::pool::SessionPool;
+use windup::engine::runner::{FailureClass, Outcome, run_scenario};
+use windup::engine::scenario::{self, Scenario};
+use windup::engine::steps::Expectation;
+use windup::engine::{Browser, Session};
 
 /// Every pattern whose scenario must pass, in the order they run.
 const PASSING: &[&str] = &[
@@ -88,8 +88,9 @@ impl Patterns {
 
     /// The plan a first run made, as written for review.
     fn planned(&self, name: &str) -> Plan {
-        let path: PathBuf =
-            windup::lockfile::pending_path(&self.root().join(format!("scenarios/{name}.yaml")));
+        let path: PathBuf = windup::engine::lockfile::pending_path(
+            &self.root().join(format!("scenarios/{name}.yaml")),
+        );
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()));
         Plan::from_json_str(&text, &Rules::default())
@@ -195,14 +196,14 @@ impl Replay {
     /// Plans a pattern's scenario offline on this session.
     async fn plan(&self, project: &Patterns, name: &str) -> Plan {
         let executor = Executor::new(&self.session, &self.options, &NoValues);
-        windup::planner::OfflinePlanner
+        windup::engine::planner::OfflinePlanner
             .plan(&project.scenario(name), &executor)
             .await
             .unwrap_or_else(|f| panic!("{name} plans: {f}"))
             .plan
     }
 
-    async fn replay(&self, plan: &Plan) -> Result<(), Box<windup::executor::StepFailure>> {
+    async fn replay(&self, plan: &Plan) -> Result<(), Box<windup::engine::executor::StepFailure>> {
         self.session.reset().await.unwrap();
         Executor::new(&self.session, &self.options, &NoValues)
             .run(plan)
@@ -226,7 +227,7 @@ impl Replay {
     }
 }
 
-fn refused_as_stranger(failure: &windup::executor::StepFailure) -> bool {
+fn refused_as_stranger(failure: &windup::engine::executor::StepFailure) -> bool {
     matches!(&failure.cause, FailureCause::NotActionable { probe, .. } if probe.state == ProbeState::IdentityMismatch)
 }
 
@@ -323,7 +324,10 @@ async fn the_snapshot_and_the_signature_see_into_open_shadow_roots() {
     // The light structure script gives the same signature as the full snapshot, so it too
     // counts what is inside the shadow roots.
     let structure = rig.session.structure().await.unwrap();
-    assert_eq!(structure.signature(), windup::signature::of(&snapshot));
+    assert_eq!(
+        structure.signature(),
+        windup::engine::signature::of(&snapshot)
+    );
     rig.close().await;
 }
 
@@ -333,7 +337,7 @@ async fn a_closed_shadow_root_is_named_and_a_hover_only_control_says_how_to_reac
     let mut rig = Replay::start().await;
     rig.options.default_timeout = Duration::from_millis(800);
     let executor = Executor::new(&rig.session, &rig.options, &NoValues);
-    let closed = windup::planner::OfflinePlanner
+    let closed = windup::engine::planner::OfflinePlanner
         .plan(&project.scenario("closed-shadow"), &executor)
         .await
         .expect_err("a closed shadow root cannot be typed into");
@@ -350,7 +354,7 @@ async fn a_closed_shadow_root_is_named_and_a_hover_only_control_says_how_to_reac
         &root,
     )
     .unwrap();
-    let failure = windup::planner::OfflinePlanner
+    let failure = windup::engine::planner::OfflinePlanner
         .plan(&no_hover, &executor)
         .await
         .expect_err("a hidden button cannot be clicked");

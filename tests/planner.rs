@@ -6,11 +6,11 @@ mod common;
 use std::path::Path;
 
 use common::Rig;
-use windup::executor::{Executor, ValueSource};
-use windup::planner::{OfflinePlanner, PlannedRun};
-use windup::runner::explain;
-use windup::scenario::{self, Scenario};
-use windup::secrets::SecretValue;
+use windup::engine::executor::{Executor, ValueSource};
+use windup::engine::planner::{OfflinePlanner, PlannedRun};
+use windup::engine::runner::explain;
+use windup::engine::scenario::{self, Scenario};
+use windup::engine::secrets::SecretValue;
 use windup_shop::{Markup, ShopOptions};
 
 fn scenario(name: &str, text: &str) -> Scenario {

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use windup::config::Settings;
-use windup::executor::{Execution, NoValues, StepFailure};
-use windup::plan::{Plan, Rules};
-use windup::scenario::{self, Scenario};
-use windup::{Browser, BrowserConfig, ExecOptions, Executor, Session};
+use windup::engine::config::Settings;
+use windup::engine::executor::{Execution, NoValues, StepFailure};
+use windup::engine::plan::{Plan, Rules};
+use windup::engine::scenario::{self, Scenario};
+use windup::engine::{Browser, BrowserConfig, ExecOptions, Executor, Session};
 use windup_shop::{RunningShop, ShopOptions};
 
 pub mod patterns;
@@ -127,7 +127,7 @@ impl Project {
     }
 
     pub fn pending(&self, name: &str) -> PathBuf {
-        windup::lockfile::pending_path(&self.root().join(format!("scenarios/{name}.yaml")))
+        windup::engine::lockfile::pending_path(&self.root().join(format!("scenarios/{name}.yaml")))
     }
 }
 
