@@ -28,14 +28,24 @@ fn suite(base_url: &str, film: [PathBuf; 2], failure: PathBuf) -> SuiteReport {
         cache: CacheOutcome::Hit,
         actions: vec![
             ActionReport {
-                id: "open-products".to_owned(),
+                id: "s1".to_owned(),
                 kind: "wait_for".to_owned(),
+                step: Some("expect text \"Products\"".to_owned()),
+                line: Some(3),
+                description: "wait_for text_visible \"Products\"".to_owned(),
+                selector: Some("body".to_owned()),
+                frames: vec![],
                 duration_ms: 310,
                 screenshot: Some(first.clone()),
             },
             ActionReport {
-                id: "see-mug".to_owned(),
+                id: "s2".to_owned(),
                 kind: "wait_for".to_owned(),
+                step: Some("expect text \"Rust mug\"".to_owned()),
+                line: Some(4),
+                description: "wait_for text_visible \"Rust mug\"".to_owned(),
+                selector: Some("body".to_owned()),
+                frames: vec![],
                 duration_ms: 95,
                 screenshot: Some(second.clone()),
             },
@@ -63,6 +73,11 @@ fn suite(base_url: &str, film: [PathBuf; 2], failure: PathBuf) -> SuiteReport {
         actions: vec![ActionReport {
             id: "open-mug".to_owned(),
             kind: "click".to_owned(),
+            step: None,
+            line: None,
+            description: "click \"Rust mug\"".to_owned(),
+            selector: Some("a[href=\"/products/rust-mug\"]".to_owned()),
+            frames: vec![],
             duration_ms: 240,
             screenshot: Some(first),
         }],
@@ -194,6 +209,40 @@ async fn html_renders_in_chromium_with_no_network_request() {
         serde_json::json!([]),
         "images that did not render"
     );
+    // Filmstrip frames as small JPEG thumbnails of the 1280-pixel screenshots; the failure's
+    // screenshot as it was taken.
+    assert_eq!(
+        check(
+            "return Array.from(document.images).map(i => i.closest('.filmstrip')
+                ? ['frame', i.src.split(';')[0], i.naturalWidth <= 320, i.src.length < 24 * 1024]
+                : ['failure', i.src.split(';')[0], i.naturalWidth]);"
+        )
+        .await,
+        serde_json::json!([
+            ["failure", "data:image/png", 1280],
+            ["frame", "data:image/jpeg", true, true],
+            ["frame", "data:image/jpeg", true, true],
+            ["frame", "data:image/jpeg", true, true],
+        ]),
+        "the images' kinds, sizes and weights"
+    );
+    assert_eq!(
+        check(
+            "return Array.from(document.querySelectorAll('section.passed table.timings tbody tr'))
+                .map(r => r.cells[1].innerText + ' | ' + r.cells[2].innerText);"
+        )
+        .await,
+        serde_json::json!([
+            "expect text \"Products\" line 3 | body",
+            "expect text \"Rust mug\" line 4 | body",
+        ]),
+        "each action by the step written and its selector"
+    );
+    assert_eq!(
+        check("return document.querySelector('header.summary time').dateTime;").await,
+        serde_json::json!("2026-11-30T08:00:00Z"),
+        "the start time's machine value"
+    );
     assert_eq!(
         check(
             "return Array.from(document.querySelectorAll('section.scenario'))
@@ -218,6 +267,7 @@ async fn html_renders_in_chromium_with_no_network_request() {
     assert!(summary.contains("1 passed"), "{summary}");
     assert!(summary.contains("1 failed"), "{summary}");
     assert!(summary.contains("windup <shop> & \"friends\""), "{summary}");
+    assert!(summary.contains("2026-11-30 08:00:00 UTC"), "{summary}");
 
     let rendered = dir.path().join("rendered.png");
     rig.session.screenshot(&rendered).await.unwrap();
@@ -300,9 +350,44 @@ async fn cargo_windup_run_writes_every_report() {
     assert!(search["plan"]["actions"].is_array());
 
     let html = std::fs::read_to_string(root.join("windup.html")).unwrap();
+    // The filmstrips as JPEG thumbnails, each a fraction of its PNG; the failure full size.
+    let frames: Vec<usize> = html
+        .split("data:image/jpeg;base64,")
+        .skip(1)
+        .map(|rest| rest.find('"').unwrap())
+        .collect();
+    let filmed = scenarios
+        .iter()
+        .flat_map(|s| s["actions"].as_array().unwrap())
+        .filter(|a| a["screenshot"].is_string())
+        .count();
+    assert!(filmed >= actions.len(), "{json}");
+    assert_eq!(frames.len(), filmed, "the filmstrips inlined");
+    let lightest = actions
+        .iter()
+        .map(|a| {
+            std::fs::metadata(a["screenshot"].as_str().unwrap())
+                .unwrap()
+                .len()
+        })
+        .min()
+        .unwrap() as usize;
     assert!(
-        html.matches("data:image/png;base64,").count() > actions.len(),
-        "filmstrip and failure inlined"
+        frames.iter().all(|&frame| frame < lightest),
+        "each thumbnail weighs less than the lightest screenshot ({lightest} bytes): {frames:?}"
+    );
+    assert_eq!(
+        html.matches("data:image/png;base64,").count(),
+        1,
+        "the failure inlined"
+    );
+    assert!(
+        html.contains("<code>fill &quot;Search&quot; with &quot;mug&quot;</code>"),
+        "the step as written"
+    );
+    assert_eq!(
+        actions[0]["step"], "fill \"Search\" with \"mug\"",
+        "{search}"
     );
     assert!(html.find("broken").unwrap() < html.rfind("search").unwrap());
 

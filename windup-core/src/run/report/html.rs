@@ -1,15 +1,24 @@
 //! The self-contained HTML report: one file that opens anywhere and makes no request of any
-//! kind. The style is inline, every screenshot is inlined as a data URI, and a
-//! Content-Security-Policy forbids the network in case anything slipped through.
+//! kind. The style is inline, every screenshot is inlined as a data URI (filmstrip frames as
+//! small thumbnails), and a Content-Security-Policy forbids the network in case anything slipped
+//! through.
 
+use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+use time::{OffsetDateTime, UtcOffset};
 
+use super::thumbnail::{self, Picture};
 use super::{ActionReport, ScenarioReport, SuiteReport};
 use crate::ledger::CacheOutcome;
+
+/// Each filmstrip frame's thumbnail, by the screenshot's path.
+type Frames<'a> = HashMap<&'a Path, Picture>;
 
 /// No network at all: only data-URI images and the inline style and script.
 const CSP: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; \
@@ -63,8 +72,8 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6p
   padding: 12px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 .failure pre { background: var(--bg); }
 figure { margin: 0; }
-figure.shot img { max-width: min(100%, 960px); border: 1px solid var(--line); border-radius: 4px;
-  display: block; margin-top: 12px; }
+figure.shot img { max-width: min(100%, 960px); height: auto; border: 1px solid var(--line);
+  border-radius: 4px; display: block; margin-top: 12px; }
 figcaption { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 .missing { color: var(--muted); font-style: italic; margin: 8px 0; }
 ol.filmstrip { list-style: none; margin: 0; padding: 0 0 8px; display: flex; gap: 12px;
@@ -75,6 +84,9 @@ ol.filmstrip img { width: 180px; height: auto; border: 1px solid var(--line);
 ol.filmstrip .missing { width: 180px; min-height: 100px; border: 1px dashed var(--line);
   border-radius: 4px; padding: 8px; font-size: 12px; overflow-wrap: anywhere; }
 ol.filmstrip figcaption b { display: block; color: var(--fg); font-weight: 600; }
+ol.filmstrip figcaption code { display: block; }
+.planned { color: var(--muted); font-style: italic; }
+.line { color: var(--muted); font-size: 12px; white-space: nowrap; }
 table.timings { border-collapse: collapse; width: 100%; font-size: 14px; }
 table.timings th, table.timings td { text-align: left; padding: 4px 10px;
   border-bottom: 1px solid var(--line); }
@@ -91,9 +103,17 @@ details.plan pre { margin-top: 8px; }
 .empty { color: var(--muted); margin: 0; }
 "#;
 
-/// The run as one self-contained HTML file. A screenshot file that is gone shows as text; any
-/// other failure to read one is an error naming the file.
+/// The run as one self-contained HTML file, filmstrip frames as small JPEG thumbnails and each
+/// failure's screenshot full size. A screenshot file that is gone or does not decode shows as
+/// text; any other failure to read one is an error naming the file.
 pub fn html(report: &SuiteReport) -> io::Result<String> {
+    let paths: Vec<&Path> = report
+        .scenarios
+        .iter()
+        .flat_map(|scenario| &scenario.actions)
+        .filter_map(|action| action.screenshot.as_deref())
+        .collect();
+    let frames = thumbnail::thumbnails(&paths)?;
     let passed = report.passed();
     let failed = report.failed();
     let mut page = String::new();
@@ -118,7 +138,7 @@ pub fn html(report: &SuiteReport) -> io::Result<String> {
     summary(&mut page, report, &scenarios);
     page.push_str("<main>\n");
     for (index, scenario) in &scenarios {
-        scenario_section(&mut page, *index, scenario)?;
+        scenario_section(&mut page, *index, scenario, &frames)?;
     }
     page.push_str("</main>\n</body>\n</html>\n");
     Ok(page)
@@ -140,7 +160,7 @@ fn summary(page: &mut String, report: &SuiteReport, scenarios: &[(usize, &Scenar
         page,
         &[
             ("Duration", escape(&duration(report.duration_ms))),
-            ("Started at", escape(&report.started_at)),
+            ("Started at", started_at(&report.started_at)),
             (
                 "Base URL",
                 format!("<span class=\"mono\">{}</span>", escape(&report.base_url)),
@@ -162,7 +182,12 @@ fn summary(page: &mut String, report: &SuiteReport, scenarios: &[(usize, &Scenar
     page.push_str("</div></header>\n");
 }
 
-fn scenario_section(page: &mut String, index: usize, scenario: &ScenarioReport) -> io::Result<()> {
+fn scenario_section(
+    page: &mut String,
+    index: usize,
+    scenario: &ScenarioReport,
+    frames: &Frames,
+) -> io::Result<()> {
     page.push_str(&format!(
         "<section class=\"scenario {}\" id=\"scenario-{index}\" data-scenario=\"{}\">\n",
         if scenario.passed { "passed" } else { "failed" },
@@ -205,7 +230,7 @@ fn scenario_section(page: &mut String, index: usize, scenario: &ScenarioReport) 
     if !scenario.llm_calls.is_empty() {
         model_calls(page, scenario);
     }
-    filmstrip(page, &scenario.actions)?;
+    filmstrip(page, &scenario.actions, frames);
     timings(page, &scenario.actions);
     if let Some(plan) = &scenario.plan {
         let json = serde_json::to_string_pretty(plan)
@@ -233,9 +258,10 @@ fn failure(page: &mut String, scenario: &ScenarioReport) -> io::Result<()> {
     if let Some(path) = &scenario.screenshot {
         page.push_str("<figure class=\"shot\">");
         page.push_str(&image(
+            &thumbnail::full_size(path)?,
             path,
             &format!("The page when {} failed", scenario.id),
-        )?);
+        ));
         page.push_str(&format!(
             "<figcaption>{}</figcaption></figure>\n",
             escape(&path.display().to_string())
@@ -266,26 +292,35 @@ fn model_calls(page: &mut String, scenario: &ScenarioReport) {
 }
 
 /// The screenshot after each action, in order, small, with the action under it.
-fn filmstrip(page: &mut String, actions: &[ActionReport]) -> io::Result<()> {
+fn filmstrip(page: &mut String, actions: &[ActionReport], frames: &Frames) {
     if !actions.iter().any(|action| action.screenshot.is_some()) {
-        return Ok(());
+        return;
     }
     page.push_str("<h3>Filmstrip</h3>\n<ol class=\"filmstrip\">\n");
     for action in actions {
-        page.push_str("<li><figure>");
+        page.push_str(&format!(
+            "<li data-action=\"{}\"><figure>",
+            escape(&action.id)
+        ));
         match &action.screenshot {
-            Some(path) => page.push_str(&image(path, &format!("After {}", action.id))?),
+            Some(path) => {
+                let alt = format!(
+                    "After {}",
+                    action.step.as_ref().unwrap_or(&action.description)
+                );
+                let picture = frames.get(path.as_path()).unwrap_or(&Picture::Missing);
+                page.push_str(&image(picture, path, &alt));
+            }
             None => page.push_str("<p class=\"missing\">(no screenshot)</p>"),
         }
         page.push_str(&format!(
             "<figcaption><b>{}</b>{} · {}</figcaption></figure></li>\n",
-            escape(&action.id),
-            escape(&action.kind),
+            step(action),
+            selector(action),
             escape(&duration(action.duration_ms))
         ));
     }
     page.push_str("</ol>\n");
-    Ok(())
 }
 
 fn timings(page: &mut String, actions: &[ActionReport]) {
@@ -301,42 +336,92 @@ fn timings(page: &mut String, actions: &[ActionReport]) {
         .unwrap_or(0)
         .max(1);
     page.push_str(
-        "<table class=\"timings\"><thead><tr><th class=\"num\">#</th><th>Action</th>\
-         <th>Kind</th><th class=\"num\">Duration</th><th></th></tr></thead><tbody>\n",
+        "<table class=\"timings\"><thead><tr><th class=\"num\">#</th><th>Step</th>\
+         <th>Selector</th><th class=\"num\">Duration</th><th></th></tr></thead><tbody>\n",
     );
     for (number, action) in actions.iter().enumerate() {
         let share = action.duration_ms.saturating_mul(100) / longest;
         page.push_str(&format!(
-            "<tr><td class=\"num\">{}</td><td class=\"mono\">{}</td><td>{}</td>\
+            "<tr data-action=\"{}\"><td class=\"num\">{}</td><td>{}</td><td>{}</td>\
              <td class=\"num\">{}</td><td class=\"bar\"><span style=\"width:{share}%\"></span></td></tr>\n",
-            number + 1,
             escape(&action.id),
-            escape(&action.kind),
+            number + 1,
+            step(action),
+            selector(action),
             escape(&duration(action.duration_ms))
         ));
     }
     page.push_str("</tbody></table>\n");
 }
 
-/// An image inlined as a data URI, or a note when the file is gone.
-fn image(path: &Path, alt: &str) -> io::Result<String> {
-    match std::fs::read(path) {
-        Ok(png) => Ok(format!(
-            "<img src=\"data:image/png;base64,{}\" alt=\"{}\">",
-            STANDARD.encode(png),
+/// The step as the author wrote it, with its line; or, for a planned action, what it does.
+fn step(action: &ActionReport) -> String {
+    match &action.step {
+        Some(step) => {
+            let line = action
+                .line
+                .map(|line| format!(" <span class=\"line\">line {line}</span>"))
+                .unwrap_or_default();
+            format!("<code>{}</code>{line}", escape(step))
+        }
+        None => format!(
+            "<span class=\"planned mono\" title=\"planned, not written\">{}</span>",
+            escape(&action.description)
+        ),
+    }
+}
+
+/// The element's selector and the frames it is in; a dash when the action has no element.
+fn selector(action: &ActionReport) -> String {
+    let Some(selector) = &action.selector else {
+        return "<span class=\"planned\">—</span>".to_owned();
+    };
+    let mut html = format!("<code>{}</code>", escape(selector));
+    if !action.frames.is_empty() {
+        html.push_str(&format!(
+            " <span class=\"line\">in the frame {}</span>",
+            escape(&action.frames.join(" > "))
+        ));
+    }
+    html
+}
+
+/// A screenshot inlined as a data URI, or a note saying why it cannot be shown.
+fn image(picture: &Picture, path: &Path, alt: &str) -> String {
+    let path = escape(&path.display().to_string());
+    match picture {
+        Picture::Inline {
+            mime,
+            data,
+            width,
+            height,
+        } => format!(
+            "<img src=\"data:{mime};base64,{}\" width=\"{width}\" height=\"{height}\" alt=\"{}\">",
+            STANDARD.encode(data),
             escape(alt)
-        )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(format!(
-            "<p class=\"missing\">(screenshot missing: {})</p>",
-            escape(&path.display().to_string())
-        )),
-        Err(e) => Err(io::Error::new(
-            e.kind(),
-            format!(
-                "cannot read the screenshot {} for the report: {e}",
-                path.display()
-            ),
-        )),
+        ),
+        Picture::Missing => format!("<p class=\"missing\">(screenshot missing: {path})</p>"),
+        Picture::Undecodable(why) => format!(
+            "<p class=\"missing\">(screenshot cannot be shown: {path}: {})</p>",
+            escape(why)
+        ),
+    }
+}
+
+/// The start time as people read it, in UTC, with the machine value in `datetime`.
+fn started_at(rfc3339: &str) -> String {
+    let readable = OffsetDateTime::parse(rfc3339, &Rfc3339)
+        .ok()
+        .and_then(|at| {
+            at.to_offset(UtcOffset::UTC)
+                .format(format_description!(
+                    "[year]-[month]-[day] [hour]:[minute]:[second] UTC"
+                ))
+                .ok()
+        });
+    match readable {
+        Some(readable) => format!("<time datetime=\"{}\">{readable}</time>", escape(rfc3339)),
+        None => escape(rfc3339),
     }
 }
 

@@ -1,10 +1,13 @@
-//! JUnit XML for CI parsers (GitHub, GitLab, Jenkins), in the Ant/Surefire shape that the
-//! Jenkins xUnit plugin's `junit-10.xsd` describes: one `<testsuites>` holding one
-//! `<testsuite>`, one `<testcase>` per scenario, a `<failure>` for each failed scenario and a
-//! `<system-out>` with what the run did for the scenario (cache, model calls, screenshot).
+//! JUnit XML for CI parsers (GitHub, GitLab, Jenkins), written with `quick-junit` (nextest's own
+//! writer) in the Ant/Surefire shape that the Jenkins xUnit plugin's `junit-10.xsd` describes:
+//! one `<testsuites>` holding one `<testsuite>`, one `<testcase>` per scenario, a `<failure>` for
+//! each failed scenario and a `<system-out>` with what the run did for the scenario (cache, model
+//! calls, screenshot).
 
 use std::path::{Component, Path};
+use std::time::Duration;
 
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 use time::{OffsetDateTime, UtcOffset};
@@ -12,71 +15,60 @@ use time::{OffsetDateTime, UtcOffset};
 use super::{ScenarioReport, SuiteReport};
 use crate::ledger::CacheOutcome;
 
+/// quick-junit drops tabs and carriage returns along with ANSI escapes; these noncharacters stand
+/// in for them until the XML is written, and then become what a parser reads back as the same.
+const TAB: char = '\u{FDD0}';
+const CR: char = '\u{FDD1}';
+
 /// The run as JUnit XML.
 pub fn junit(report: &SuiteReport) -> String {
-    let name = attribute(&report.name);
-    let counts = format!(
-        r#"tests="{}" failures="{}" errors="0""#,
-        report.scenarios.len(),
-        report.failed()
+    let mut suite = TestSuite::new(xml(&report.name));
+    suite.set_time(Duration::from_millis(report.duration_ms));
+    // quick-junit's own timestamp has an offset and a fraction, which the stricter JUnit
+    // schemas reject: the Ant form goes in as a plain attribute, left out if the time is odd.
+    if let Some(at) = timestamp(&report.started_at) {
+        suite.extra.insert("timestamp".into(), at.into());
+    }
+    suite.add_properties([
+        Property::new("base_url", xml(&report.base_url)),
+        Property::new("started_at", xml(&report.started_at)),
+    ]);
+    suite.add_test_cases(
+        report
+            .scenarios
+            .iter()
+            .map(|scenario| testcase(scenario, &report.name)),
     );
-    let time = seconds(report.duration_ms);
-    // Optional in the schema: left out rather than written in a form parsers reject.
-    let timestamp = timestamp(&report.started_at)
-        .map(|at| format!(r#" timestamp="{at}""#))
-        .unwrap_or_default();
-
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    xml.push_str(&format!(
-        "<testsuites name=\"{name}\" {counts} time=\"{time}\">\n"
-    ));
-    xml.push_str(&format!(
-        "  <testsuite name=\"{name}\" {counts} skipped=\"0\" time=\"{time}\"{timestamp}>\n"
-    ));
-    xml.push_str("    <properties>\n");
-    for (key, value) in [
-        ("base_url", &report.base_url),
-        ("started_at", &report.started_at),
-    ] {
-        xml.push_str(&format!(
-            "      <property name=\"{key}\" value=\"{}\"/>\n",
-            attribute(value)
-        ));
-    }
-    xml.push_str("    </properties>\n");
-    for scenario in &report.scenarios {
-        testcase(&mut xml, scenario, &report.name);
-    }
-    xml.push_str("  </testsuite>\n</testsuites>\n");
-    xml
+    let mut run = Report::new(xml(&report.name));
+    run.set_time(Duration::from_millis(report.duration_ms));
+    run.add_test_suite(suite);
+    let written = run
+        .to_string()
+        .expect("quick-junit writes to memory, which cannot fail");
+    as_every_reader_reads(&written)
 }
 
-fn testcase(xml: &mut String, scenario: &ScenarioReport, suite: &str) {
-    xml.push_str(&format!(
-        "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\">\n",
-        attribute(&scenario.id),
-        attribute(&classname(&scenario.file, suite)),
-        seconds(scenario.duration_ms)
-    ));
-    if !scenario.passed {
+fn testcase(scenario: &ScenarioReport, suite: &str) -> TestCase {
+    let status = if scenario.passed {
+        TestCaseStatus::success()
+    } else {
         let headline = scenario
             .message
             .as_deref()
             .and_then(|message| message.lines().find(|line| !line.trim().is_empty()))
             .unwrap_or("the scenario failed");
-        let class = scenario.failure_class.as_deref().unwrap_or("failure");
-        xml.push_str(&format!(
-            "      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
-            attribute(headline.trim()),
-            attribute(class),
-            text(&failure_text(scenario))
-        ));
-    }
-    xml.push_str(&format!(
-        "      <system-out>{}</system-out>\n",
-        text(&system_out(scenario))
-    ));
-    xml.push_str("    </testcase>\n");
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        status
+            .set_message(xml(headline.trim()))
+            .set_type(xml(scenario.failure_class.as_deref().unwrap_or("failure")))
+            .set_description(xml(&failure_text(scenario)));
+        status
+    };
+    let mut case = TestCase::new(xml(&scenario.id), status);
+    case.set_classname(xml(&classname(&scenario.file, suite)))
+        .set_time(Duration::from_millis(scenario.duration_ms))
+        .set_system_out(xml(&system_out(scenario)));
+    case
 }
 
 /// The failure's body: the step as written, the whole message, the screenshot.
@@ -157,11 +149,6 @@ fn classname(file: &Path, suite: &str) -> String {
     }
 }
 
-/// Milliseconds as seconds with three decimals, the form Surefire writes.
-fn seconds(ms: u64) -> String {
-    format!("{}.{:03}", ms / 1000, ms % 1000)
-}
-
 /// RFC 3339 as `YYYY-MM-DDTHH:MM:SS` in UTC: the Ant form, which the stricter JUnit schemas
 /// require (no offset, no fraction).
 fn timestamp(rfc3339: &str) -> Option<String> {
@@ -173,40 +160,58 @@ fn timestamp(rfc3339: &str) -> Option<String> {
         .ok()
 }
 
-/// Element content.
-fn text(value: &str) -> String {
-    escape(value, false)
+/// A value for quick-junit: tabs and carriage returns as their stand-ins; noncharacters (the
+/// stand-ins among them, and the two XML 1.0 forbids) dropped, as they carry nothing readable.
+fn xml(value: &str) -> String {
+    value
+        .chars()
+        .filter_map(|c| match c {
+            '\t' => Some(TAB),
+            '\r' => Some(CR),
+            '\u{FDD0}'..='\u{FDEF}' | '\u{FFFE}' | '\u{FFFF}' => None,
+            c => Some(c),
+        })
+        .collect()
 }
 
-/// A double-quoted attribute value; line breaks and tabs as references, which survive a
-/// parser's attribute-value normalization.
-fn attribute(value: &str) -> String {
-    escape(value, true)
-}
-
-/// Markup characters as entities; characters XML 1.0 forbids dropped, since one of them makes
-/// a parser reject the whole file.
-fn escape(value: &str, in_attribute: bool) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
+/// quick-junit's XML as every JUnit reader reads it alike. A tab or line break written as is in
+/// an attribute is read as a space, and a carriage return anywhere as a line feed, so these become
+/// character references; and the `skipped` count on `<testsuites>`, a quick-junit extension that
+/// the Jenkins xUnit plugin's schema rejects, is left out.
+fn as_every_reader_reads(written: &str) -> String {
+    let mut out = String::with_capacity(written.len());
+    let (mut in_tag, mut in_value) = (false, false);
+    for c in written.chars() {
+        // Text and attribute values have `<`, `>` and `"` escaped: these are markup.
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // A literal CR is turned into LF by every parser.
-            '\r' => out.push_str("&#13;"),
-            '\n' if in_attribute => out.push_str("&#10;"),
-            '\t' if in_attribute => out.push_str("&#9;"),
-            c if allowed_in_xml(c) => out.push(c),
+            '<' => in_tag = true,
+            '"' if in_tag => in_value = !in_value,
+            '>' if !in_value => in_tag = false,
             _ => {}
         }
+        match c {
+            TAB if in_value => out.push_str("&#9;"),
+            TAB => out.push('\t'),
+            CR => out.push_str("&#13;"),
+            '\n' if in_value => out.push_str("&#10;"),
+            c => out.push(c),
+        }
     }
+    leave_out_root_skipped(&mut out);
     out
 }
 
-/// XML 1.0's `Char` production (Rust's `char` already excludes the surrogates).
-fn allowed_in_xml(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{FFFD}' | '\u{10000}'..)
+fn leave_out_root_skipped(xml: &mut String) {
+    let Some(root) = xml.find("<testsuites ") else {
+        return;
+    };
+    let tag_end = root + xml[root..].find('>').unwrap_or(xml.len() - root);
+    let Some(at) = xml[root..tag_end].find(" skipped=\"") else {
+        return;
+    };
+    let start = root + at;
+    let value = start + " skipped=\"".len();
+    if let Some(close) = xml[value..tag_end].find('"') {
+        xml.replace_range(start..value + close + 1, "");
+    }
 }

@@ -15,10 +15,12 @@ use crate::plan::Plan;
 use crate::runner::{Outcome, ScenarioResult};
 use crate::scenario::Scenario;
 
+mod actions;
 mod html;
 mod junit;
 #[cfg(test)]
 mod tests;
+mod thumbnail;
 
 pub use html::html;
 pub use junit::junit;
@@ -72,9 +74,25 @@ pub struct ScenarioReport {
 /// One action as it ran.
 #[derive(Debug, Clone, Serialize)]
 pub struct ActionReport {
+    /// The plan's name for it: `s1`, `s2`… for explicit steps, any name a model gave.
     pub id: String,
     /// The action type (`click`, `fill`, …).
     pub kind: String,
+    /// The step as the author wrote it, when the action was planned from one:
+    /// `click "Add to cart"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// The step's line in the scenario file, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// What the action does, from its plan: `click "Add to cart"`, `goto /cart`.
+    pub description: String,
+    /// The CSS selector of the element it acted on, when it acted on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// The frames the element is in, outermost first (empty: the page itself).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<String>,
     pub duration_ms: u64,
     /// A screenshot taken after the action, for the filmstrip, when screenshots were taken.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,16 +148,7 @@ pub fn scenario_report(
         screenshot: details.screenshot.clone(),
         duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
         cache: result.cache(),
-        actions: details
-            .actions
-            .iter()
-            .map(|action| ActionReport {
-                id: action.id.clone(),
-                kind: action.kind.as_str().to_owned(),
-                duration_ms: u64::try_from(action.duration.as_millis()).unwrap_or(u64::MAX),
-                screenshot: action.screenshot.clone(),
-            })
-            .collect(),
+        actions: actions::action_reports(scenario, details.plan.as_ref(), &details.actions),
         plan: details.plan.clone(),
         llm_calls: details.llm_calls.clone(),
         cost_usd,

@@ -2,9 +2,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::{ActionReport, ScenarioReport, SuiteReport, html, junit};
-use crate::ledger::{CacheOutcome, LlmCall, RetryKind};
-use crate::plan::{Plan, Rules};
+use super::actions::{description, written_step};
+use super::thumbnail::{self, Picture};
+use super::{ActionReport, ScenarioReport, SuiteReport, html, junit, scenario_report};
+use crate::executor::ActionRecord;
+use crate::ledger::{CacheOutcome, LlmCall, PriceTable, RetryKind};
+use crate::plan::{Action, Plan, Rules};
+use crate::runner::{Outcome, RunDetails, ScenarioResult};
+use crate::scenario::Scenario;
 
 /// A 1×1 transparent PNG, chunk CRCs included.
 const PNG: [u8; 67] = [
@@ -40,6 +45,11 @@ fn action(id: &str, kind: &str, duration_ms: u64, screenshot: Option<PathBuf>) -
     ActionReport {
         id: id.to_owned(),
         kind: kind.to_owned(),
+        step: None,
+        line: None,
+        description: kind.to_owned(),
+        selector: None,
+        frames: Vec::new(),
         duration_ms,
         screenshot,
     }
@@ -162,6 +172,25 @@ fn junit_escapes_line_breaks_in_attributes() {
 }
 
 #[test]
+fn junit_keeps_tabs_and_carriage_returns_in_text() {
+    let mut suite = report(Path::new("artifacts"));
+    suite.scenarios[1].message = Some("expected\tone\r\nsaw\u{FDD0} two".to_owned());
+    let xml = junit(&suite);
+    // quick-junit alone would drop the tab and the carriage return; a stray noncharacter goes.
+    assert!(
+        xml.contains(
+            ">step: fill &quot;Email&quot; with account.email\nexpected\tone&#13;\nsaw two\n"
+        ),
+        "{xml}"
+    );
+    assert!(xml.contains("message=\"expected&#9;one\""), "{xml}");
+    assert!(
+        !xml.contains('\u{FDD0}') && !xml.contains('\u{FDD1}'),
+        "{xml}"
+    );
+}
+
+#[test]
 fn html_forbids_the_network_and_requests_nothing() {
     let dir = tempfile::tempdir().unwrap();
     write_shots(dir.path());
@@ -210,8 +239,14 @@ fn html_inlines_screenshots_and_notes_missing_ones() {
         "src=\"data:image/png;base64,{}\"",
         base64::engine::general_purpose::STANDARD.encode(PNG)
     );
-    // Failure screenshot, two filmstrip frames; the fourth file does not exist.
-    assert_eq!(page.matches(&uri).count(), 3, "{page}");
+    // The failure screenshot as it was taken; two filmstrip frames as JPEG thumbnails; the
+    // fourth file does not exist.
+    assert_eq!(page.matches(&uri).count(), 1, "{page}");
+    assert_eq!(
+        page.matches("src=\"data:image/jpeg;base64,").count(),
+        2,
+        "{page}"
+    );
     let gone = dir.path().join("gone.png");
     assert!(
         page.contains(&format!("(screenshot missing: {})", gone.display())),
@@ -249,5 +284,379 @@ fn write_shots(dir: &Path) {
         "checkout-open.png",
     ] {
         std::fs::write(dir.join(name), PNG).unwrap();
+    }
+}
+
+/// Screenshots of the demo shop as the runner takes them (1280 × 900): the busy catalogue, a
+/// product page and the empty cart.
+const SHOTS: [&str; 3] = ["products.png", "product.png", "cart.png"];
+
+fn shot(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/report/fixtures")
+        .join(name)
+}
+
+const STEPS: &str = "task: Put a mug in the cart.\nstart_url: /products/rust-mug\nsteps:\n  \
+                     - click \"Add to cart\"\n  - expect url /cart\n";
+
+fn scenario(text: &str) -> Scenario {
+    crate::scenario::parse(text, Path::new("scenarios/mug.yaml"), Path::new("."))
+        .expect("the test scenario is valid")
+}
+
+fn plan_of(id: &str, actions: serde_json::Value) -> Plan {
+    let value = json!({
+        "plan_version": "0.1",
+        "scenario_id": id,
+        "task": "Put a mug in the cart.",
+        "start_url": "/products/rust-mug",
+        "generated_by": { "planner": "offline", "at": "2026-12-01T12:19:13.123456789Z" },
+        "actions": actions,
+    });
+    Plan::from_json_str(&value.to_string(), &Rules::default()).expect("the test plan is valid")
+}
+
+/// A passed run of `plan`, every action with the same screenshot.
+fn ran(plan: Plan, screenshot: Option<PathBuf>) -> ScenarioResult {
+    let actions = plan
+        .actions
+        .iter()
+        .map(|action| ActionRecord {
+            id: action.id.clone(),
+            kind: action.kind,
+            duration: std::time::Duration::from_millis(120),
+            screenshot: screenshot.clone(),
+        })
+        .collect();
+    ScenarioResult {
+        id: plan.scenario_id.clone(),
+        started_at: "2026-12-01T12:19:13Z".to_owned(),
+        duration: std::time::Duration::from_millis(900),
+        outcome: Outcome::Passed {
+            actions: plan.actions.len(),
+            cache: CacheOutcome::Miss,
+            pending: None,
+        },
+        details: RunDetails {
+            plan: Some(plan),
+            actions,
+            ..RunDetails::default()
+        },
+    }
+}
+
+fn suite_of(scenarios: Vec<ScenarioReport>) -> SuiteReport {
+    SuiteReport {
+        name: "shop".to_owned(),
+        started_at: "2026-12-01T12:19:13.123456789Z".to_owned(),
+        duration_ms: 1_000,
+        base_url: "http://127.0.0.1:4100".to_owned(),
+        scenarios,
+    }
+}
+
+#[test]
+fn written_step_is_the_step_an_offline_action_was_planned_from() {
+    let scenario = scenario(STEPS);
+    let step = written_step(&scenario, "s1").expect("s1 is the first step");
+    assert_eq!(
+        (step.text.as_str(), step.line),
+        ("click \"Add to cart\"", 4)
+    );
+    assert_eq!(
+        written_step(&scenario, "s2").map(|step| step.text.as_str()),
+        Some("expect url /cart")
+    );
+    for other in ["s0", "s3", "s01", "s+1", "s", "open-cart", "1"] {
+        assert!(written_step(&scenario, other).is_none(), "{other}");
+    }
+}
+
+#[test]
+fn html_names_each_action_by_the_step_written_and_its_selector() {
+    let scenario = scenario(STEPS);
+    let plan = plan_of(
+        &scenario.id,
+        json!([
+            { "id": "s1", "type": "click", "target": { "selector": "[data-testid=\"add-to-cart\"]",
+              "identity": { "tag": "button", "name": "Add to cart" } } },
+            { "id": "s2", "type": "wait_for",
+              "target": { "selector": "body", "identity": { "tag": "body" } },
+              "expect": [{ "kind": "url_matches", "pattern": "/cart" }] },
+        ]),
+    );
+    let report = scenario_report(
+        &scenario,
+        &ran(plan, Some(shot("cart.png"))),
+        &PriceTable::default(),
+    );
+    let [click, wait] = &report.actions[..] else {
+        panic!("two actions: {:?}", report.actions)
+    };
+    assert_eq!(click.step.as_deref(), Some("click \"Add to cart\""));
+    assert_eq!(click.line, Some(4));
+    assert_eq!(
+        click.selector.as_deref(),
+        Some("[data-testid=\"add-to-cart\"]")
+    );
+    assert_eq!(wait.step.as_deref(), Some("expect url /cart"));
+    assert_eq!(wait.description, "wait_for url_matches /cart");
+    assert_eq!(wait.selector.as_deref(), Some("body"));
+
+    let page = html(&suite_of(vec![report])).unwrap();
+    let step = "<code>click &quot;Add to cart&quot;</code> <span class=\"line\">line 4</span>";
+    let selector = "<code>[data-testid=&quot;add-to-cart&quot;]</code>";
+    // In the filmstrip's captions and in the timings table.
+    assert_eq!(page.matches(step).count(), 2, "{page}");
+    assert_eq!(page.matches(selector).count(), 2, "{page}");
+    assert!(page.contains("<code>expect url /cart</code>"), "{page}");
+    assert!(!page.contains(">s1<") && !page.contains(">s2<"), "{page}");
+}
+
+#[test]
+fn html_says_what_a_model_planned_action_does() {
+    let scenario = scenario("task: Put a mug in the cart.\nstart_url: /products/rust-mug\n");
+    let plan = plan_of(
+        &scenario.id,
+        json!([
+            { "id": "s1", "type": "fill", "value": "demo@windup.test",
+              "target": { "frames": ["iframe#login"], "selector": "#email",
+                          "identity": { "tag": "input", "label": "Email" } },
+              "expect": [{ "kind": "text_visible", "text": "Welcome" }] },
+        ]),
+    );
+    let report = scenario_report(&scenario, &ran(plan, None), &PriceTable::default());
+    let action = &report.actions[0];
+    // No steps were written, so not even `s1` names one.
+    assert_eq!(action.step, None);
+    assert_eq!(
+        action.description,
+        "fill \"Email\" with \"demo@windup.test\""
+    );
+    assert_eq!(action.frames, ["iframe#login"]);
+
+    let page = html(&suite_of(vec![report])).unwrap();
+    assert!(
+        page.contains(
+            "<span class=\"planned mono\" title=\"planned, not written\">fill \
+                       &quot;Email&quot; with &quot;demo@windup.test&quot;</span>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("<code>#email</code> <span class=\"line\">in the frame iframe#login</span>"),
+        "{page}"
+    );
+}
+
+#[test]
+fn description_says_what_each_kind_of_action_does() {
+    let action = |value: serde_json::Value| -> Action { serde_json::from_value(value).unwrap() };
+    let button = json!({ "selector": "#buy", "identity": { "tag": "button", "name": "Buy" } });
+    let nameless = json!({ "selector": "form > input", "identity": { "tag": "input" } });
+    for (value, described) in [
+        (
+            json!({ "id": "a", "type": "goto", "url": "/cart" }),
+            "goto /cart",
+        ),
+        (
+            json!({ "id": "a", "type": "click", "target": button }),
+            "click \"Buy\"",
+        ),
+        (
+            json!({ "id": "a", "type": "hover", "target": nameless }),
+            "hover <input>",
+        ),
+        (
+            json!({ "id": "a", "type": "fill", "value": "3", "target": nameless }),
+            "fill <input> with \"3\"",
+        ),
+        (
+            json!({ "id": "a", "type": "select", "value": "Germany", "target": button }),
+            "select \"Germany\" in \"Buy\"",
+        ),
+        (
+            json!({ "id": "a", "type": "press", "key": "Enter", "target": nameless }),
+            "press Enter in <input>",
+        ),
+        (
+            json!({ "id": "a", "type": "use", "use": "log-in" }),
+            "use log-in",
+        ),
+        (
+            json!({ "id": "a", "type": "wait_for", "target": button }),
+            "wait_for \"Buy\"",
+        ),
+        (
+            json!({ "id": "a", "type": "wait_for", "expect": [
+                { "kind": "text_visible", "text": "Thanks" },
+                { "kind": "url_matches", "pattern": "/orders/*" } ] }),
+            "wait_for text_visible \"Thanks\" and url_matches /orders/*",
+        ),
+    ] {
+        assert_eq!(description(&action(value)), described);
+    }
+}
+
+#[test]
+fn html_shows_the_start_time_as_people_read_it() {
+    let page = html(&suite_of(vec![])).unwrap();
+    assert!(
+        page.contains(
+            "<time datetime=\"2026-12-01T12:19:13.123456789Z\">2026-12-01 12:19:13 UTC</time>"
+        ),
+        "{page}"
+    );
+    let mut odd = suite_of(vec![]);
+    odd.started_at = "2026-11-30T09:15:42.5+01:00".to_owned();
+    assert!(
+        html(&odd)
+            .unwrap()
+            .contains(">2026-11-30 08:15:42 UTC</time>")
+    );
+    odd.started_at = "yesterday".to_owned();
+    let page = html(&odd).unwrap();
+    assert!(
+        page.contains("<dd>yesterday</dd>") && !page.contains("<time"),
+        "{page}"
+    );
+}
+
+#[test]
+fn a_filmstrip_frame_is_a_small_jpeg_and_a_failure_screenshot_stays_as_taken() {
+    let path = shot("products.png");
+    let png = std::fs::read(&path).unwrap();
+    let Picture::Inline {
+        mime,
+        data,
+        width,
+        height,
+    } = thumbnail::thumbnail(&path).unwrap()
+    else {
+        panic!("the screenshot decodes")
+    };
+    assert_eq!((mime, width, height), ("image/jpeg", 320, 225));
+    assert!(data.starts_with(&[0xFF, 0xD8, 0xFF]), "a JPEG");
+    // The catalogue is the busiest page: its PNG is 90 KB, its thumbnail about 10.
+    assert!(
+        data.len() < 16 * 1024 && data.len() * 6 < png.len(),
+        "{} bytes",
+        data.len()
+    );
+
+    assert_eq!(
+        thumbnail::full_size(&path).unwrap(),
+        Picture::Inline {
+            mime: "image/png",
+            data: png,
+            width: 1280,
+            height: 900
+        }
+    );
+    // A frame smaller than a thumbnail keeps its size.
+    let dir = tempfile::tempdir().unwrap();
+    write_shots(dir.path());
+    let tiny = thumbnail::thumbnail(&dir.path().join("checkout-open.png")).unwrap();
+    assert!(
+        matches!(
+            tiny,
+            Picture::Inline {
+                width: 1,
+                height: 1,
+                ..
+            }
+        ),
+        "{tiny:?}"
+    );
+}
+
+#[test]
+fn a_screenshot_that_does_not_decode_shows_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    write_shots(dir.path());
+    for name in ["checkout-failure.png", "checkout-open.png"] {
+        std::fs::write(dir.path().join(name), b"\x89PNG\r\n\x1a\n cut short").unwrap();
+    }
+    let page = html(&report(dir.path())).unwrap();
+    for name in ["checkout-failure.png", "checkout-open.png"] {
+        let note = format!(
+            "(screenshot cannot be shown: {}: ",
+            dir.path().join(name).display()
+        );
+        assert!(page.contains(&note), "{name}: {page}");
+    }
+    // The passing scenario's frame still shows.
+    assert_eq!(page.matches("<img ").count(), 1, "{page}");
+}
+
+/// What a report of `actions` actions weighs: 10 per scenario, each after one of the shop's
+/// screenshots in turn, one scenario in ten failed with its screenshot full size.
+fn weigh(actions: usize) -> (usize, usize) {
+    let shots: Vec<PathBuf> = SHOTS.iter().map(|name| shot(name)).collect();
+    let scenarios = (0..actions / 10)
+        .map(|n| {
+            let steps: String = (1..=10)
+                .map(|i| format!("  - click \"Step {i}\"\n"))
+                .collect();
+            let scenario = scenario(&format!("task: Scenario {n}.\nsteps:\n{steps}"));
+            let plan = plan_of(
+                &scenario.id,
+                (1..=10)
+                    .map(|i| {
+                        json!({ "id": format!("s{i}"), "type": "click", "target": {
+                        "selector": format!("[data-testid=\"step-{i}\"]"),
+                        "identity": { "tag": "button", "name": format!("Step {i}") } },
+                        "expect": [{ "kind": "text_visible", "text": format!("Done {i}") }] })
+                    })
+                    .collect(),
+            );
+            let mut result = ran(plan, None);
+            for (i, action) in result.details.actions.iter_mut().enumerate() {
+                action.screenshot = Some(shots[(n + i) % shots.len()].clone());
+            }
+            if n % 10 == 0 {
+                result.outcome = Outcome::Failed(crate::failure::Failure::NoWorkingPlan(
+                    "scenarios/mug.yaml:13: the last step failed".to_owned(),
+                ));
+                result.details.screenshot = Some(shots[n % shots.len()].clone());
+            }
+            scenario_report(&scenario, &result, &PriceTable::default())
+        })
+        .collect();
+    let suite = suite_of(scenarios);
+    let page = html(&suite).unwrap();
+    // The same report with each frame inlined as its PNG, as reports were before thumbnails.
+    let jpegs: usize = page
+        .split("data:image/jpeg;base64,")
+        .skip(1)
+        .map(|rest| rest.find('"').unwrap())
+        .sum();
+    let pngs: usize = suite
+        .scenarios
+        .iter()
+        .flat_map(|scenario| &scenario.actions)
+        .map(|action| {
+            std::fs::metadata(action.screenshot.as_ref().unwrap())
+                .unwrap()
+                .len()
+        })
+        .map(|bytes| (bytes as usize).div_ceil(3) * 4)
+        .sum();
+    (page.len(), page.len() - jpegs + pngs)
+}
+
+#[test]
+fn a_report_of_a_thousand_actions_stays_small_enough_to_open() {
+    for (actions, bound) in [(100, 1_500 * 1024), (1_000, 15 * 1024 * 1024)] {
+        let (weight, as_png) = weigh(actions);
+        println!(
+            "{actions} actions: {} KB ({} KB with PNG frames)",
+            weight / 1024,
+            as_png / 1024
+        );
+        assert!(weight < bound, "{actions} actions weigh {weight} bytes");
+        // Full-size PNG frames would weigh over five times as much.
+        assert!(as_png > 5 * weight, "{as_png} against {weight}");
     }
 }
