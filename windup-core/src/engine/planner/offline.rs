@@ -187,92 +187,22 @@ impl OfflinePlanner {
     }
 
     /// The action for one step, its element resolved on the current page.
-    async fn action_for<'a>(
+    async fn action_for(
         &self,
         scenario: &Scenario,
-        step: &'a Step,
+        step: &Step,
         index: usize,
         executor: &Executor<'_>,
     ) -> Result<Action, Box<StepFailure>> {
         let id = crate::plan::step_action_id(index + 1);
-        let mut action = Action::new(id.clone(), ActionKind::WaitFor);
-        // The element to find, if the step names one: how, in what container, and what for.
-        let mut lookup: Option<Lookup> = None;
-        let named = |name: &'a str, within: &'a Option<String>, purpose| Lookup {
-            naming: Naming::Name(name),
-            within: within.as_deref(),
-            purpose,
-        };
-        match &step.kind {
-            StepKind::GoTo { path } => {
-                action.kind = ActionKind::Goto;
-                action.url = Some(path.clone());
-            }
-            StepKind::Click { name, within } => {
-                action.kind = ActionKind::Click;
-                lookup = Some(named(name, within, Purpose::Click));
-            }
-            StepKind::Fill {
-                field,
-                within,
-                value,
-            } => {
-                action.kind = ActionKind::Fill;
-                lookup = Some(named(field, within, Purpose::Fill));
-                match value {
-                    FillValue::Text(text) => action.value = Some(text.clone()),
-                    FillValue::Account(key) => action.value_ref = Some(format!("account.{key}")),
-                }
-            }
-            StepKind::Select { option, field } => {
-                action.kind = ActionKind::Select;
-                lookup = Some(named(field, &None, Purpose::Select));
-                action.value = Some(option.clone());
-            }
-            StepKind::Check { name, within } => {
-                action.kind = ActionKind::Check;
-                lookup = Some(named(name, within, Purpose::Check));
-            }
-            StepKind::Uncheck { name, within } => {
-                action.kind = ActionKind::Uncheck;
-                lookup = Some(named(name, within, Purpose::Check));
-            }
-            StepKind::Hover { name, within } => {
-                action.kind = ActionKind::Hover;
-                lookup = Some(named(name, within, Purpose::Hover));
-            }
-            StepKind::ByRole { verb, role, within } => {
-                let (kind, purpose) = match verb {
-                    RoleVerb::Click => (ActionKind::Click, Purpose::Click),
-                    RoleVerb::Check => (ActionKind::Check, Purpose::Check),
-                    RoleVerb::Uncheck => (ActionKind::Uncheck, Purpose::Check),
-                    RoleVerb::Hover => (ActionKind::Hover, Purpose::Hover),
-                };
-                action.kind = kind;
-                lookup = Some(Lookup {
-                    naming: Naming::Role(role),
-                    within: Some(within),
-                    purpose,
-                });
-            }
-            StepKind::Press { key } => {
-                action.kind = ActionKind::Press;
-                action.key = Some(key.clone());
-            }
-            StepKind::WaitFor { name, within } => {
-                lookup = Some(named(name, within, Purpose::Find));
-            }
-            StepKind::Use { fragment } => {
-                action.kind = ActionKind::Use;
-                action.use_fragment = Some(fragment.clone());
-            }
-            StepKind::Expect(expectation) => {
-                action.target = Some(page_body());
-                let condition = self
-                    .postcondition(scenario, expectation, &id, index + 1, executor)
-                    .await?;
-                action.expect.push(condition);
-            }
+        let (kind, lookup) = kind_and_lookup(&step.kind);
+        let mut action = Action::new(id.clone(), kind);
+        set_fields(&step.kind, &mut action);
+        if let StepKind::Expect(expectation) = &step.kind {
+            let condition = self
+                .postcondition(scenario, expectation, &id, index + 1, executor)
+                .await?;
+            action.expect.push(condition);
         }
         if let Some(lookup) = lookup {
             let at = StepAt {
@@ -439,6 +369,89 @@ struct StepAt<'a> {
     id: &'a str,
     index: usize,
     kind: ActionKind,
+}
+
+/// The action kind for a step, and the element it names, if any: how to find it, in what
+/// container, and what for.
+fn kind_and_lookup(step: &StepKind) -> (ActionKind, Option<Lookup<'_>>) {
+    match step {
+        StepKind::GoTo { .. } => (ActionKind::Goto, None),
+        StepKind::Click { name, within } => {
+            (ActionKind::Click, Some(named(name, within, Purpose::Click)))
+        }
+        StepKind::Fill { field, within, .. } => {
+            (ActionKind::Fill, Some(named(field, within, Purpose::Fill)))
+        }
+        StepKind::Select { field, .. } => {
+            let lookup = named(field, &None, Purpose::Select);
+            (ActionKind::Select, Some(lookup))
+        }
+        StepKind::Check { name, within } => {
+            (ActionKind::Check, Some(named(name, within, Purpose::Check)))
+        }
+        StepKind::Uncheck { name, within } => {
+            let lookup = named(name, within, Purpose::Check);
+            (ActionKind::Uncheck, Some(lookup))
+        }
+        StepKind::Hover { name, within } => {
+            (ActionKind::Hover, Some(named(name, within, Purpose::Hover)))
+        }
+        StepKind::ByRole { verb, role, within } => by_role(*verb, role, within),
+        StepKind::Press { .. } => (ActionKind::Press, None),
+        StepKind::WaitFor { name, within } => {
+            let lookup = named(name, within, Purpose::Find);
+            (ActionKind::WaitFor, Some(lookup))
+        }
+        StepKind::Use { .. } => (ActionKind::Use, None),
+        StepKind::Expect(_) => (ActionKind::WaitFor, None),
+    }
+}
+
+/// The fields a step carries into its action besides the element: url, value, key, fragment; an
+/// expectation acts on the page body.
+fn set_fields(step: &StepKind, action: &mut Action) {
+    match step {
+        StepKind::GoTo { path } => action.url = Some(path.clone()),
+        StepKind::Fill { value, .. } => match value {
+            FillValue::Text(text) => action.value = Some(text.clone()),
+            FillValue::Account(key) => action.value_ref = Some(format!("account.{key}")),
+        },
+        StepKind::Select { option, .. } => action.value = Some(option.clone()),
+        StepKind::Press { key } => action.key = Some(key.clone()),
+        StepKind::Use { fragment } => action.use_fragment = Some(fragment.clone()),
+        StepKind::Expect(_) => action.target = Some(page_body()),
+        StepKind::Click { .. }
+        | StepKind::Check { .. }
+        | StepKind::Uncheck { .. }
+        | StepKind::Hover { .. }
+        | StepKind::ByRole { .. }
+        | StepKind::WaitFor { .. } => {}
+    }
+}
+
+/// A lookup for the element a step names, inside the container it names, if any.
+fn named<'a>(name: &'a str, within: &'a Option<String>, purpose: Purpose) -> Lookup<'a> {
+    Lookup {
+        naming: Naming::Name(name),
+        within: within.as_deref(),
+        purpose,
+    }
+}
+
+/// The kind and lookup for a step that finds its element by ARIA role.
+fn by_role<'a>(verb: RoleVerb, role: &'a str, within: &'a str) -> (ActionKind, Option<Lookup<'a>>) {
+    let (kind, purpose) = match verb {
+        RoleVerb::Click => (ActionKind::Click, Purpose::Click),
+        RoleVerb::Check => (ActionKind::Check, Purpose::Check),
+        RoleVerb::Uncheck => (ActionKind::Uncheck, Purpose::Check),
+        RoleVerb::Hover => (ActionKind::Hover, Purpose::Hover),
+    };
+    let lookup = Lookup {
+        naming: Naming::Role(role),
+        within: Some(within),
+        purpose,
+    };
+    (kind, Some(lookup))
 }
 
 async fn resolve(

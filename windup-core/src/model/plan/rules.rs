@@ -203,12 +203,20 @@ fn takes(kind: ActionKind) -> Takes {
 }
 
 fn check_action(action: &Action, at: &ActionRef, rules: &Rules, problems: &mut Vec<Problem>) {
-    let kind = action.kind;
     let mut problem = |rule: Rule, message: String| {
         problems.push(Problem::action(at.clone(), rule, message));
     };
+    let takes = takes(action.kind);
+    check_foreign_fields(action, &takes, &mut problem);
+    check_target(action, &mut problem);
+    check_kind_fields(action, &mut problem);
+    check_selectors(action, &mut problem);
+    check_value_ref(action, &takes, rules, &mut problem);
+}
 
-    let takes = takes(kind);
+/// Fields set on an action whose kind does not take them.
+fn check_foreign_fields(action: &Action, takes: &Takes, problem: &mut impl FnMut(Rule, String)) {
+    let kind = action.kind;
     let present = [
         ("target", action.target.is_some(), takes.target),
         ("value", action.value.is_some(), takes.value),
@@ -225,7 +233,11 @@ fn check_action(action: &Action, at: &ActionRef, rules: &Rules, problems: &mut V
             );
         }
     }
+}
 
+/// An action that acts on an element must name it.
+fn check_target(action: &Action, problem: &mut impl FnMut(Rule, String)) {
+    let kind = action.kind;
     if kind.needs_target() && action.target.is_none() {
         problem(
             Rule::TargetRequired,
@@ -235,63 +247,85 @@ fn check_action(action: &Action, at: &ActionRef, rules: &Rules, problems: &mut V
             ),
         );
     }
+}
 
-    match kind {
-        ActionKind::Fill => match (&action.value, &action.value_ref) {
-            (Some(_), Some(_)) => problem(
-                Rule::FillValue,
-                "needs exactly one of value or value_ref, found both; keep value for literal \
-                 text or value_ref for an account key"
-                    .to_owned(),
-            ),
-            (None, None) => problem(
-                Rule::FillValue,
-                "needs exactly one of value or value_ref, found neither; add \"value\" with the \
-                 text to type or \"value_ref\" naming an account key"
-                    .to_owned(),
-            ),
-            _ => {}
-        },
+/// The fields an action's own kind requires: its value, url, key or fragment.
+fn check_kind_fields(action: &Action, problem: &mut impl FnMut(Rule, String)) {
+    match action.kind {
+        ActionKind::Fill => check_fill_value(action, problem),
         ActionKind::Select if action.value.is_none() => problem(
             Rule::SelectValue,
             "needs \"value\": the option to choose; add it".to_owned(),
         ),
-        ActionKind::Goto => match &action.url {
-            None => problem(
-                Rule::GotoUrl,
-                "needs \"url\": a path starting with \"/\" or an absolute http(s) URL; add it"
-                    .to_owned(),
-            ),
-            Some(url) if !is_plan_url(url) => problem(
-                Rule::GotoUrl,
-                format!(
-                    "url {url:?} is neither a path starting with \"/\" nor an absolute http(s) \
-                     URL; use a path such as \"/cart\""
-                ),
-            ),
-            Some(_) => {}
-        },
-        ActionKind::Press => match &action.key {
-            None => problem(
-                Rule::PressKey,
-                format!("needs \"key\"; add one of {}", KEY_NAMES.join(", ")),
-            ),
-            Some(key) if !KEY_NAMES.contains(&key.as_str()) => problem(
-                Rule::PressKey,
-                format!(
-                    "key {key:?} is not a known key name; use one of {}",
-                    KEY_NAMES.join(", ")
-                ),
-            ),
-            Some(_) => {}
-        },
+        ActionKind::Goto => check_goto_url(action.url.as_deref(), problem),
+        ActionKind::Press => check_press_key(action.key.as_deref(), problem),
         ActionKind::Use if action.use_fragment.is_none() => problem(
             Rule::UseFragment,
             "needs \"use\": the name of the fragment to run; add it".to_owned(),
         ),
         _ => {}
     }
+}
 
+/// A `fill` types exactly one of a literal value or an account value.
+fn check_fill_value(action: &Action, problem: &mut impl FnMut(Rule, String)) {
+    match (&action.value, &action.value_ref) {
+        (Some(_), Some(_)) => problem(
+            Rule::FillValue,
+            "needs exactly one of value or value_ref, found both; keep value for literal \
+             text or value_ref for an account key"
+                .to_owned(),
+        ),
+        (None, None) => problem(
+            Rule::FillValue,
+            "needs exactly one of value or value_ref, found neither; add \"value\" with the \
+             text to type or \"value_ref\" naming an account key"
+                .to_owned(),
+        ),
+        _ => {}
+    }
+}
+
+/// A `goto` needs a url that is a path or an absolute http(s) URL.
+fn check_goto_url(url: Option<&str>, problem: &mut impl FnMut(Rule, String)) {
+    match url {
+        None => problem(
+            Rule::GotoUrl,
+            "needs \"url\": a path starting with \"/\" or an absolute http(s) URL; add it"
+                .to_owned(),
+        ),
+        Some(url) if !is_plan_url(url) => problem(
+            Rule::GotoUrl,
+            format!(
+                "url {url:?} is neither a path starting with \"/\" nor an absolute http(s) \
+                 URL; use a path such as \"/cart\""
+            ),
+        ),
+        Some(_) => {}
+    }
+}
+
+/// A `press` needs a known key name.
+fn check_press_key(key: Option<&str>, problem: &mut impl FnMut(Rule, String)) {
+    match key {
+        None => problem(
+            Rule::PressKey,
+            format!("needs \"key\"; add one of {}", KEY_NAMES.join(", ")),
+        ),
+        Some(key) if !KEY_NAMES.contains(&key) => problem(
+            Rule::PressKey,
+            format!(
+                "key {key:?} is not a known key name; use one of {}",
+                KEY_NAMES.join(", ")
+            ),
+        ),
+        Some(_) => {}
+    }
+}
+
+/// Every selector the action uses, in its target and its expectations, has no empty part
+/// around `>>>`.
+fn check_selectors(action: &Action, problem: &mut impl FnMut(Rule, String)) {
     let selectors = action
         .target
         .iter()
@@ -318,7 +352,15 @@ fn check_action(action: &Action, at: &ActionRef, rules: &Rules, problems: &mut V
             );
         }
     }
+}
 
+/// A `value_ref`, where the kind takes one, names an account key the scenario allows.
+fn check_value_ref(
+    action: &Action,
+    takes: &Takes,
+    rules: &Rules,
+    problem: &mut impl FnMut(Rule, String),
+) {
     if let Some(value_ref) = &action.value_ref
         && takes.value_ref
         && let Some(message) = value_ref_problem(value_ref, rules)
