@@ -1,8 +1,9 @@
-//! The single WebDriver boundary: the driver process, sessions, reset, actionability, the page
-//! snapshot and screenshots. Nothing else in Windup speaks to fantoccini.
+//! The single WebDriver boundary: the driver process, sessions, reset, actionability, keys, the
+//! page snapshot and screenshots. Nothing else in Windup speaks to fantoccini.
 
 mod driver;
 pub mod install;
+mod keys;
 mod page;
 mod resolve;
 pub(crate) mod scripts;
@@ -14,6 +15,7 @@ use std::time::Duration;
 use fantoccini::wd::Capabilities;
 use serde_json::{Value, json};
 
+pub use keys::Key;
 pub use page::{Actionable, GateMode, Probe, ProbeState};
 pub use resolve::{Naming, Purpose, Resolved, Unresolved};
 
