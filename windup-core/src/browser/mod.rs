@@ -174,6 +174,11 @@ impl std::fmt::Display for Unreachable {
 }
 
 impl BrowserError {
+    /// Whether the browser is gone: nothing more can be done in its session.
+    pub fn is_lost(&self) -> bool {
+        matches!(self, BrowserError::Lost { .. })
+    }
+
     /// Wraps a fantoccini command error, telling a dead browser apart from a refused command.
     pub(crate) fn command(during: impl Into<String>, err: fantoccini::error::CmdError) -> Self {
         use fantoccini::error::CmdError;
