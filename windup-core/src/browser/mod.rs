@@ -256,6 +256,12 @@ impl Browser {
         self.driver.as_ref().map(DriverProcess::process_group)
     }
 
+    /// The capabilities Windup opens its sessions with, less the profile directory each session
+    /// gets: for an embedder that opens its own WebDriver session on [`Browser::webdriver_url`].
+    pub fn capabilities(&self) -> Capabilities {
+        self.session_capabilities(None)
+    }
+
     /// Opens a new browser session with a fresh profile.
     pub async fn new_session(&self) -> Result<Session, BrowserError> {
         let profile = tempfile::Builder::new()
@@ -321,11 +327,6 @@ pub struct Session {
 }
 
 impl Session {
-    /// The underlying fantoccini client, for embedders that need a command Windup lacks.
-    pub fn client(&self) -> &fantoccini::Client {
-        &self.client
-    }
-
     fn backend(&self) -> &'static dyn Backend {
         self.kind.backend()
     }
