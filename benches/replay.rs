@@ -1,6 +1,7 @@
 //! Replay time of the checkout plan on a warm session, next to the same flow written by hand as
-//! direct fantoccini calls. Both run interleaved on one session against examples/shop, with the
-//! session reset (not timed) before each run.
+//! direct fantoccini calls. Both run interleaved against examples/shop, each on its own warm
+//! session of the same chromedriver opened with the same capabilities, and each session is reset
+//! (not timed) before each run.
 //!
 //! `cargo bench --bench replay` (set WINDUP_BENCH_RUNS to change the number of timed runs).
 
@@ -11,7 +12,7 @@ use fantoccini::{Client, Locator};
 use windup::engine::config::Settings;
 use windup::engine::executor::NoValues;
 use windup::engine::plan::{Plan, Rules};
-use windup::engine::{Browser, ExecOptions, Executor, Session};
+use windup::engine::{Browser, ExecOptions, Executor};
 
 #[tokio::main]
 async fn main() {
@@ -30,6 +31,11 @@ async fn main() {
     .await
     .expect("chromedriver starts");
     let session = browser.new_session().await.expect("a session opens");
+    let hand_client = fantoccini::ClientBuilder::native()
+        .capabilities(browser.capabilities())
+        .connect(browser.webdriver_url())
+        .await
+        .expect("a hand-written session opens");
     let plan_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkout.plan.json");
     let plan = Plan::from_json_str(
         &std::fs::read_to_string(&plan_path).expect("the checkout plan"),
@@ -44,14 +50,16 @@ async fn main() {
     let mut hand_times = Vec::with_capacity(runs);
     // Two untimed rounds warm the session, the shop and the caches.
     for round in 0..runs + 2 {
-        let windup = time(&session, async {
+        session.reset().await.expect("reset");
+        let windup = time(async {
             Executor::new(&session, &options, &NoValues)
                 .run(&plan)
                 .await
                 .unwrap_or_else(|f| panic!("the plan failed: {f}"));
         })
         .await;
-        let hand = time(&session, hand_written(session.client(), shop.url())).await;
+        reset_by_hand(&hand_client).await;
+        let hand = time(hand_written(&hand_client, shop.url())).await;
         if round >= 2 {
             windup_times.push(windup);
             hand_times.push(hand);
@@ -67,14 +75,27 @@ async fn main() {
         windup.median.as_secs_f64() / hand.median.as_secs_f64()
     );
     session.close().await.expect("the session closes");
+    hand_client
+        .close()
+        .await
+        .expect("the hand-written session closes");
 }
 
-/// Resets the session (untimed), then times one run.
-async fn time(session: &Session, run: impl std::future::Future<Output = ()>) -> Duration {
-    session.reset().await.expect("reset");
+/// Times one run.
+async fn time(run: impl std::future::Future<Output = ()>) -> Duration {
     let started = Instant::now();
     run.await;
     started.elapsed()
+}
+
+/// The reset someone writing fantoccini by hand would do: the shop keeps its state in a cookie,
+/// which WebDriver deletes for the page that is open (the shop's, after a run).
+async fn reset_by_hand(client: &Client) {
+    let url = client.current_url().await.expect("the current URL");
+    if matches!(url.scheme(), "http" | "https") {
+        client.delete_all_cookies().await.expect("cookies deleted");
+    }
+    client.goto("about:blank").await.expect("about:blank opens");
 }
 
 /// The checkout as someone would write it with fantoccini directly: wait for each element (a

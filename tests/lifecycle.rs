@@ -182,3 +182,36 @@ async fn a_missing_driver_path_says_where_it_looked() {
         "{message}"
     );
 }
+
+#[tokio::test]
+async fn a_browser_that_dies_under_its_session_is_lost_never_an_unreadable_page() {
+    let (browser, session, pgid) = browser_with_page().await;
+    let is_browser = |name: &str| name.starts_with("chrom") && name != "chromedriver";
+    for (pid, name) in processes_in_group(pgid) {
+        if is_browser(&name) {
+            let pid = i32::try_from(pid).expect("a pid");
+            // SAFETY: kill(2) on one process of the test's own driver group; no memory is touched.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while processes_in_group(pgid)
+        .iter()
+        .any(|(_, name)| is_browser(name))
+    {
+        assert!(Instant::now() < deadline, "the browser did not die");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The model planner reads the page for its retry message: a dead browser must not pass for a
+    // page that cannot be read now.
+    let snapshot = session.snapshot_if_readable().await;
+    assert!(
+        matches!(&snapshot, Err(err) if err.is_lost()),
+        "{snapshot:?}"
+    );
+    let reset = session.reset().await;
+    assert!(matches!(&reset, Err(err) if err.is_lost()), "{reset:?}");
+    drop(session);
+    drop(browser);
+    assert_group_ends(pgid);
+}

@@ -1,4 +1,5 @@
-//! The chromedriver process: found, started on a free loopback port, and never leaked.
+//! The driver process (chromedriver for Chromium): started on a free loopback port with the
+//! arguments its backend gives, and never leaked.
 //!
 //! chromedriver starts Chromium as its own child, and Chromium outlives chromedriver when only
 //! chromedriver is killed. So the driver runs inside a small `sh` watchdog that leads its own
@@ -24,7 +25,7 @@ driver=$!
 wait "$driver"
 kill -KILL 0"#;
 
-/// A running chromedriver, owned: dropping it ends chromedriver and every browser it started.
+/// A running driver, owned: dropping it ends the driver and every browser it started.
 #[derive(Debug)]
 pub(crate) struct DriverProcess {
     watchdog: Child,
@@ -35,21 +36,23 @@ pub(crate) struct DriverProcess {
 }
 
 impl DriverProcess {
-    /// Starts `chromedriver` on a free loopback port and waits until it answers `/status`.
+    /// Starts the driver `program` with `args(port)` on a free loopback port and waits until it
+    /// answers `/status`.
     pub(crate) async fn start(
-        chromedriver: &Path,
+        program: &Path,
+        args: impl Fn(u16) -> Vec<String>,
         log_dir: &Path,
         timeout: Duration,
     ) -> Result<Self, BrowserError> {
-        // A port picked free can be taken before chromedriver binds it; try a few.
+        // A port picked free can be taken before the driver binds it; try a few.
         let mut last_error = None;
         for _ in 0..3 {
             let port = free_port().map_err(|source| BrowserError::DriverStart {
-                path: chromedriver.to_owned(),
+                path: program.to_owned(),
                 reason: format!("no free loopback port: {source}"),
             })?;
-            let mut driver = Self::spawn(chromedriver, port, log_dir)?;
-            match driver.wait_ready(chromedriver, timeout).await {
+            let mut driver = Self::spawn(program, port, &args(port), log_dir)?;
+            match driver.wait_ready(program, timeout).await {
                 Ok(()) => return Ok(driver),
                 Err(err) => last_error = Some(err),
             }
@@ -57,10 +60,16 @@ impl DriverProcess {
         Err(last_error.expect("the loop ran at least once"))
     }
 
-    fn spawn(chromedriver: &Path, port: u16, log_dir: &Path) -> Result<Self, BrowserError> {
-        let log_path = log_dir.join(format!("chromedriver-{port}.log"));
+    fn spawn(
+        program: &Path,
+        port: u16,
+        args: &[String],
+        log_dir: &Path,
+    ) -> Result<Self, BrowserError> {
+        let name = program.file_name().unwrap_or(program.as_os_str());
+        let log_path = log_dir.join(format!("{}-{port}.log", name.to_string_lossy()));
         let log = std::fs::File::create(&log_path).map_err(|source| BrowserError::DriverStart {
-            path: chromedriver.to_owned(),
+            path: program.to_owned(),
             reason: format!(
                 "cannot create its log file {}: {source}",
                 log_path.display()
@@ -69,22 +78,21 @@ impl DriverProcess {
         let log_err = log
             .try_clone()
             .map_err(|source| BrowserError::DriverStart {
-                path: chromedriver.to_owned(),
+                path: program.to_owned(),
                 reason: format!("cannot open its log file: {source}"),
             })?;
         let mut watchdog = Command::new("sh")
             .arg("-c")
             .arg(WATCHDOG)
-            .arg(chromedriver)
-            .arg(format!("--port={port}"))
-            .arg("--allowed-ips=127.0.0.1")
+            .arg(program)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(log)
             .stderr(log_err)
             .process_group(0)
             .spawn()
             .map_err(|source| BrowserError::DriverStart {
-                path: chromedriver.to_owned(),
+                path: program.to_owned(),
                 reason: format!("cannot start it through sh: {source}"),
             })?;
         let lifeline = watchdog.stdin.take();

@@ -1,48 +1,46 @@
 //! Getting Chromium and ChromeDriver onto a machine: what is missing, and the system package
 //! manager's commands that install them (`cargo windup setup`).
 
-use super::BrowserConfig;
+use std::path::PathBuf;
+
 use super::driver::find_executable;
+use super::{BrowserConfig, Names};
 
 /// What the browser layer would use, found now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Availability {
-    pub chromedriver: Option<std::path::PathBuf>,
-    pub chromium: Option<std::path::PathBuf>,
+    /// The browser kind's names, for what is missing.
+    pub names: Names,
+    pub driver: Option<PathBuf>,
+    pub browser: Option<PathBuf>,
 }
 
 impl Availability {
     /// Whether a local browser can be started (a remote WebDriver needs neither).
     pub fn ready(&self) -> bool {
-        self.chromedriver.is_some() && self.chromium.is_some()
+        self.driver.is_some() && self.browser.is_some()
     }
 
     /// What is missing, in words.
     pub fn missing(&self) -> Vec<&'static str> {
         let mut missing = Vec::new();
-        if self.chromium.is_none() {
-            missing.push("Chromium");
+        if self.browser.is_none() {
+            missing.push(self.names.browser);
         }
-        if self.chromedriver.is_none() {
-            missing.push("ChromeDriver");
+        if self.driver.is_none() {
+            missing.push(self.names.driver);
         }
         missing
     }
 }
 
-/// Looks for chromedriver and Chromium where [`super::Browser::launch`] would.
+/// Looks for the configured kind's driver and browser where [`super::Browser::launch`] would.
 pub fn availability(config: &BrowserConfig) -> Availability {
+    let backend = config.kind.backend();
     Availability {
-        chromedriver: find_executable(
-            config.chromedriver.as_deref(),
-            &["chromedriver"],
-            &["/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver"],
-        ),
-        chromium: find_executable(
-            config.chrome_binary.as_deref(),
-            &["chromium", "chromium-browser", "google-chrome", "chrome"],
-            &[],
-        ),
+        names: backend.names(),
+        driver: backend.driver(config).ok(),
+        browser: backend.browser_binary(config),
     }
 }
 

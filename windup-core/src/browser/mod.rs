@@ -1,8 +1,12 @@
-//! The single WebDriver boundary: the driver process, sessions, reset, actionability, the page
-//! snapshot and screenshots. Nothing else in Windup speaks to fantoccini.
+//! The single WebDriver boundary: the driver process, sessions, reset, actionability, keys, the
+//! page snapshot and screenshots. Nothing else in Windup speaks to fantoccini, and what differs
+//! between browsers lives in one backend per [`BrowserKind`].
 
+mod backend;
+mod chromium;
 mod driver;
 pub mod install;
+mod keys;
 mod page;
 mod resolve;
 pub(crate) mod scripts;
@@ -11,53 +15,30 @@ mod snapshot;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use fantoccini::wd::Capabilities;
 use serde_json::{Value, json};
 
+pub use backend::{BrowserKind, Capabilities, Names};
+pub use keys::Key;
 pub use page::{Actionable, GateMode, Probe, ProbeState};
 pub use resolve::{Naming, Purpose, Resolved, Unresolved};
 
 pub use snapshot::{ElementBox, ElementInfo, PageSnapshot};
 
+use backend::{Backend, Local};
 use driver::DriverProcess;
-
-/// Chromium flags for headless runs as root on a closed network (DESIGN.md).
-const CHROMIUM_FLAGS: &[&str] = &[
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-crash-reporter",
-    "--disable-breakpad",
-    "--password-store=basic",
-    // Background work a test browser never needs; each costs CPU on small machines.
-    "--disable-extensions",
-    "--disable-default-apps",
-    "--disable-client-side-phishing-detection",
-    "--disable-hang-monitor",
-    "--disable-domain-reliability",
-    "--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,CalculateNativeWinOcclusion",
-    "--metrics-recording-only",
-    "--mute-audio",
-    // One renderer per site, reused across scenarios, instead of a new process per navigation.
-    "--process-per-site",
-];
 
 /// How to reach a browser. `config::Settings::browser_config` builds it from `windup.toml` and
 /// the `WINDUP_*` environment, checked once; the defaults suit headless Chromium.
 #[derive(Debug, Clone)]
 pub struct BrowserConfig {
+    /// Which browser to drive; its backend reads the fields it needs.
+    pub kind: BrowserKind,
     pub headless: bool,
     pub window_width: u32,
     pub window_height: u32,
     /// A remote WebDriver (Selenium Grid, a cloud grid); when set, no driver is started.
     pub webdriver_url: Option<String>,
-    /// The chromedriver executable; found on PATH when unset.
+    /// The chromedriver executable (Chromium); found on PATH when unset.
     pub chromedriver: Option<PathBuf>,
     /// The Chromium executable; chromedriver's own default when unset and none is on PATH.
     pub chrome_binary: Option<PathBuf>,
@@ -68,6 +49,7 @@ pub struct BrowserConfig {
 impl Default for BrowserConfig {
     fn default() -> Self {
         Self {
+            kind: BrowserKind::default(),
             headless: true,
             window_width: 1280,
             window_height: 900,
@@ -82,20 +64,24 @@ impl Default for BrowserConfig {
 /// Errors at the WebDriver boundary. Each says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum BrowserError {
+    /// The backend's driver is nowhere it looks; `help` is the backend's advice.
     #[error(
-        "chromedriver was not found on PATH. Install Chromium and its driver \
-         (Debian/Ubuntu: `apt-get install chromium chromium-driver`), set WINDUP_CHROMEDRIVER \
-         to its path, or set WINDUP_WEBDRIVER_URL to use a remote WebDriver"
+        "{driver} was not found on PATH. {help}, or set WINDUP_WEBDRIVER_URL to use a remote \
+         WebDriver"
     )]
-    DriverNotFound,
+    DriverNotFound {
+        driver: &'static str,
+        help: &'static str,
+    },
     #[error("could not start {path}: {reason}", path = .path.display())]
     DriverStart { path: PathBuf, reason: String },
-    #[error(
-        "the WebDriver at {url} did not open a browser session: {reason}. Check that Chromium \
-         is installed and matches chromedriver's version (`chromium --version`, \
-         `chromedriver --version`), or set WINDUP_CHROME to the browser's path"
-    )]
-    SessionStart { url: String, reason: String },
+    /// `help` is the backend's advice: what to check of the browser and its driver.
+    #[error("the WebDriver at {url} did not open a browser session: {reason}. {help}")]
+    SessionStart {
+        url: String,
+        reason: String,
+        help: &'static str,
+    },
     #[error("cannot prepare a browser profile in {path}: {source}", path = .path.display())]
     Profile {
         path: PathBuf,
@@ -126,21 +112,11 @@ struct OpenedPage {
     status: Option<u16>,
 }
 
-/// The `ERR_…` code in a chromedriver error such as `unknown error: net::ERR_CONNECTION_REFUSED`.
-fn net_error_code(message: &str) -> Option<String> {
-    let rest = message.split("net::").nth(1)?;
-    let code: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    code.starts_with("ERR_").then_some(code)
-}
-
 /// A page the browser could not open, with the network error it gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unreachable {
     pub url: String,
-    /// Chromium's error code, such as `ERR_CONNECTION_REFUSED`.
+    /// The network error code, in Chromium's names (`ERR_CONNECTION_REFUSED`).
     pub code: String,
 }
 
@@ -198,6 +174,11 @@ impl std::fmt::Display for Unreachable {
 }
 
 impl BrowserError {
+    /// Whether the browser is gone: nothing more can be done in its session.
+    pub fn is_lost(&self) -> bool {
+        matches!(self, BrowserError::Lost { .. })
+    }
+
     /// Wraps a fantoccini command error, telling a dead browser apart from a refused command.
     pub(crate) fn command(during: impl Into<String>, err: fantoccini::error::CmdError) -> Self {
         use fantoccini::error::CmdError;
@@ -219,20 +200,20 @@ impl BrowserError {
     }
 }
 
-/// A WebDriver endpoint with the means to open sessions on it: a chromedriver this process
-/// started and owns, or a remote WebDriver. Dropping it ends the driver and its browsers.
+/// A WebDriver endpoint with the means to open sessions on it: a driver this process started and
+/// owns, or a remote WebDriver. Dropping it ends the driver and its browsers.
 #[derive(Debug)]
 pub struct Browser {
     config: BrowserConfig,
     url: String,
-    chrome_binary: Option<PathBuf>,
+    browser_binary: Option<PathBuf>,
     // Field order matters: the driver (and its browsers) end before their profiles are removed.
     driver: Option<DriverProcess>,
     scratch: tempfile::TempDir,
 }
 
 impl Browser {
-    /// Starts chromedriver (or connects to `webdriver_url`), ready to open sessions.
+    /// Starts the kind's driver (or connects to `webdriver_url`), ready to open sessions.
     pub async fn launch(config: BrowserConfig) -> Result<Self, BrowserError> {
         let scratch = tempfile::Builder::new()
             .prefix("windup-browser-")
@@ -241,30 +222,15 @@ impl Browser {
                 path: std::env::temp_dir(),
                 source,
             })?;
-        let chrome_binary = driver::find_executable(
-            config.chrome_binary.as_deref(),
-            &["chromium", "chromium-browser", "google-chrome", "chrome"],
-            &[],
-        );
+        let backend = config.kind.backend();
+        let browser_binary = backend.browser_binary(&config);
         let (driver, url) = match &config.webdriver_url {
             Some(url) => (None, url.trim_end_matches('/').to_owned()),
             None => {
-                let chromedriver = driver::find_executable(
-                    config.chromedriver.as_deref(),
-                    &["chromedriver"],
-                    &["/usr/lib/chromium/chromedriver", "/usr/bin/chromedriver"],
-                )
-                .ok_or_else(|| match &config.chromedriver {
-                    Some(path) => BrowserError::DriverStart {
-                        path: path.clone(),
-                        reason: "there is no executable file there (check WINDUP_CHROMEDRIVER or \
-                                 `chromedriver` in windup.toml)"
-                            .into(),
-                    },
-                    None => BrowserError::DriverNotFound,
-                })?;
+                let program = backend.driver(&config)?;
+                let args = |port| backend.driver_args(port);
                 let process =
-                    DriverProcess::start(&chromedriver, scratch.path(), config.startup_timeout)
+                    DriverProcess::start(&program, args, scratch.path(), config.startup_timeout)
                         .await?;
                 let url = process.url().to_owned();
                 (Some(process), url)
@@ -273,7 +239,7 @@ impl Browser {
         Ok(Self {
             config,
             url,
-            chrome_binary,
+            browser_binary,
             driver,
             scratch,
         })
@@ -285,9 +251,15 @@ impl Browser {
     }
 
     /// The process group of the driver this browser started (none for a remote WebDriver).
-    /// Every chromedriver and Chromium process it starts belongs to that group.
+    /// Every driver and browser process it starts belongs to that group.
     pub fn driver_process_group(&self) -> Option<u32> {
         self.driver.as_ref().map(DriverProcess::process_group)
+    }
+
+    /// The capabilities Windup opens its sessions with, less the profile directory each session
+    /// gets: for an embedder that opens its own WebDriver session on [`Browser::webdriver_url`].
+    pub fn capabilities(&self) -> Capabilities {
+        self.session_capabilities(None)
     }
 
     /// Opens a new browser session with a fresh profile.
@@ -299,7 +271,7 @@ impl Browser {
                 path: self.scratch.path().to_owned(),
                 source,
             })?;
-        let capabilities = self.capabilities(profile.path());
+        let capabilities = self.session_capabilities(Some(profile.path()));
         let client = fantoccini::ClientBuilder::native()
             .capabilities(capabilities)
             .connect(&self.url)
@@ -312,33 +284,25 @@ impl Browser {
                     }
                     None => err.to_string(),
                 },
+                help: self.config.kind.backend().session_help(),
             })?;
-        Ok(Session::new(
+        Ok(Session {
             client,
-            profile,
-            self.config.webdriver_url.is_none(),
-        ))
+            visited: Default::default(),
+            kind: self.config.kind,
+            local: self.driver.is_some(),
+            framed: Default::default(),
+            _profile: profile,
+        })
     }
 
-    fn capabilities(&self, profile: &Path) -> Capabilities {
-        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|f| (*f).to_owned()).collect();
-        if self.config.headless {
-            args.push("--headless".into());
-        }
-        args.push(format!(
-            "--window-size={},{}",
-            self.config.window_width, self.config.window_height
-        ));
-        if self.driver.is_some() {
-            args.push(format!("--user-data-dir={}", profile.display()));
-        }
-        let mut chrome = json!({ "args": args });
-        if let (Some(binary), Some(_)) = (&self.chrome_binary, &self.driver) {
-            chrome["binary"] = json!(binary);
-        }
-        let mut caps = Capabilities::new();
-        caps.insert("browserName".into(), json!("chrome"));
-        caps.insert("goog:chromeOptions".into(), chrome);
+    /// The backend's capabilities, and the standard ones every session gets.
+    fn session_capabilities(&self, profile: Option<&Path>) -> Capabilities {
+        let local = self.driver.as_ref().map(|_| Local {
+            profile,
+            binary: self.browser_binary.as_deref(),
+        });
+        let mut caps = self.config.kind.backend().capabilities(&self.config, local);
         caps.insert("pageLoadStrategy".into(), json!("normal"));
         caps.insert(
             "unhandledPromptBehavior".into(),
@@ -354,38 +318,29 @@ pub struct Session {
     client: fantoccini::Client,
     /// Origins this session has visited since its last reset, whose storage reset clears.
     visited: std::sync::Mutex<std::collections::BTreeSet<String>>,
-    chromium: bool,
+    kind: BrowserKind,
+    /// Whether this process started the driver (a remote WebDriver may lack vendor endpoints).
+    local: bool,
     /// Whether the session may be inside a frame rather than on the page itself.
     framed: std::sync::atomic::AtomicBool,
     _profile: tempfile::TempDir,
 }
 
 impl Session {
-    fn new(client: fantoccini::Client, profile: tempfile::TempDir, chromium: bool) -> Self {
-        Self {
-            client,
-            visited: Default::default(),
-            chromium,
-            framed: Default::default(),
-            _profile: profile,
-        }
-    }
-
-    /// The underlying fantoccini client, for embedders that need a command Windup lacks.
-    pub fn client(&self) -> &fantoccini::Client {
-        &self.client
+    fn backend(&self) -> &'static dyn Backend {
+        self.kind.backend()
     }
 
     /// Navigates and waits for the page to load.
     pub async fn goto(&self, url: &str) -> Result<Opened, BrowserError> {
         self.leave_frames().await?;
         let opened = self.client.goto(url).await;
-        // chromedriver reports some network errors as a failed command and shows others only as
-        // its error page: either way the browser's error page is what is open now.
+        // A driver reports some network errors as a failed command and shows others only as the
+        // browser's error page: either way the browser's error page is what is open now.
         let failed_with = opened
             .as_ref()
             .err()
-            .and_then(|err| net_error_code(&err.to_string()));
+            .and_then(|err| self.backend().navigation_error(&err.to_string()));
         if let Some(code) = failed_with {
             return Err(BrowserError::Navigation(Unreachable {
                 url: url.to_owned(),
@@ -409,12 +364,14 @@ impl Session {
     /// What the page just opened is: the browser's error page (with its network error code), or
     /// a document served with an HTTP status (Navigation Timing's `responseStatus`). One script.
     async fn opened(&self) -> Result<OpenedPage, BrowserError> {
-        let script = "const nav = performance.getEntriesByType('navigation')[0]; \
-            return { error: location.href.startsWith('chrome-error:') \
-              ? ((document.querySelector('.error-code') || {}).innerText || 'ERR_FAILED').trim() : null, \
-              status: nav && nav.responseStatus ? nav.responseStatus : null };";
+        let script = format!(
+            "const nav = performance.getEntriesByType('navigation')[0]; \
+             return {{ error: {}, \
+               status: nav && nav.responseStatus ? nav.responseStatus : null }};",
+            self.backend().error_page_js()
+        );
         let raw = self
-            .execute("check the page opened", script, vec![])
+            .execute("check the page opened", &script, vec![])
             .await?;
         serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
             during: "check the page opened".into(),
@@ -496,7 +453,8 @@ impl Session {
     }
 
     /// Back to a blank slate, the WebDriver analogue of a fresh browser context: storage of the
-    /// current page, every cookie, the storage of every origin visited, then `about:blank`.
+    /// current page, then every cookie and the storage of every origin visited (the backend's
+    /// part), then `about:blank`.
     pub async fn reset(&self) -> Result<(), BrowserError> {
         self.leave_frames().await?;
         self.execute(
@@ -506,25 +464,21 @@ impl Session {
         )
         .await?;
         let origins = std::mem::take(&mut *self.visited.lock().unwrap_or_else(|p| p.into_inner()));
-        if self.chromium {
-            self.cdp("Network.clearBrowserCookies", json!({})).await?;
-            for origin in origins {
-                self.cdp(
-                    "Storage.clearDataForOrigin",
-                    json!({ "origin": origin, "storageTypes": "all" }),
-                )
-                .await?;
-            }
-        } else {
-            self.client
-                .delete_all_cookies()
-                .await
-                .map_err(|e| BrowserError::command("delete cookies", e))?;
-        }
+        self.backend()
+            .clear_browsing_data(self, origins.into_iter().collect())
+            .await?;
         self.client
             .goto("about:blank")
             .await
             .map_err(|e| BrowserError::command("open about:blank", e))
+    }
+
+    /// WebDriver's own Delete All Cookies: the current document's cookies only.
+    pub(crate) async fn delete_all_cookies(&self) -> Result<(), BrowserError> {
+        self.client
+            .delete_all_cookies()
+            .await
+            .map_err(|e| BrowserError::command("delete cookies", e))
     }
 
     /// Ends the session and its browser process.
@@ -553,14 +507,6 @@ impl Session {
             }
         }
     }
-
-    /// A Chrome DevTools command through chromedriver's `goog/cdp/execute` endpoint.
-    async fn cdp(&self, cmd: &'static str, params: Value) -> Result<Value, BrowserError> {
-        self.client
-            .issue_cmd(CdpCommand { cmd, params })
-            .await
-            .map_err(|e| BrowserError::command(cmd, e))
-    }
 }
 
 /// WebDriver's Switch To Frame with a null id: back to the top-level browsing context, which
@@ -582,44 +528,9 @@ impl fantoccini::wd::WebDriverCompatibleCommand for TopFrame {
     }
 }
 
-#[derive(Debug)]
-struct CdpCommand {
-    cmd: &'static str,
-    params: Value,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for CdpCommand {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({ "cmd": self.cmd, "params": self.params });
-        (http::Method::POST, Some(body.to_string()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_network_error_code_is_read_from_chromedriver_s_message() {
-        let message = "unknown error: net::ERR_CONNECTION_REFUSED\n  (Session info: chrome=156.0)";
-        assert_eq!(
-            net_error_code(message).as_deref(),
-            Some("ERR_CONNECTION_REFUSED")
-        );
-        assert_eq!(net_error_code("unknown error: net::something"), None);
-        assert_eq!(net_error_code("no such element"), None);
-    }
 
     #[test]
     fn an_unreachable_site_says_why_and_what_to_do() {

@@ -59,7 +59,7 @@ impl GateMode {
 #[derive(Debug, Clone)]
 pub struct Actionable {
     /// The element to act on: the match itself, or the visible label of a hidden control.
-    pub element: Element,
+    pub(crate) element: Element,
     /// A short description of the matched element (`button#buy "Add to cart"`).
     pub described: String,
     /// How many elements the selector matched.

@@ -52,6 +52,16 @@ impl Session {
         self.page_script("page snapshot", &SNAPSHOT).await
     }
 
+    /// A snapshot when the page can be read now, `None` when it cannot (it navigated under the
+    /// script, or the script answered oddly). A lost browser is still an error.
+    pub async fn snapshot_if_readable(&self) -> Result<Option<PageSnapshot>, BrowserError> {
+        match self.snapshot().await {
+            Ok(page) => Ok(Some(page)),
+            Err(err) if err.is_lost() => Err(err),
+            Err(_) => Ok(None),
+        }
+    }
+
     /// Runs one of Windup's page scripts (made with [`scripts`]) and reads its answer as `T`.
     pub(crate) async fn page_script<T: serde::de::DeserializeOwned>(
         &self,

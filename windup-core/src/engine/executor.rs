@@ -5,10 +5,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use fantoccini::key::Key;
 use url::Url;
 
-use crate::browser::{BrowserError, GateMode, Probe, ProbeState, Session};
+use crate::browser::{BrowserError, GateMode, Key, Probe, ProbeState, Session};
 use crate::fragments::{FragmentPlans, NoFragments};
 use crate::plan::{Action, ActionKind, Plan};
 use crate::secrets::SecretValue;
@@ -478,18 +477,13 @@ impl<'a> Executor<'a> {
             }
             ActionKind::Press => {
                 let name = required(&action.key, "key")?;
-                let key = key_code(name).ok_or_else(|| {
+                let key = Key::named(name).ok_or_else(|| {
                     FailureCause::Refused(format!("{name:?} is not a key Windup can press"))
                 })?;
-                let focused = self.session.client().active_element().await.map_err(|e| {
-                    FailureCause::Browser(BrowserError::command("find the focused element", e))
-                })?;
-                focused
-                    .send_keys(&char::from(key).to_string())
+                self.session
+                    .press(key)
                     .await
-                    .map_err(|e| {
-                        FailureCause::Browser(BrowserError::command(format!("press {name}"), e))
-                    })?;
+                    .map_err(FailureCause::Browser)?;
             }
             ActionKind::WaitFor => {
                 self.gate(action, GateMode::Visible, deadline, started)
@@ -755,27 +749,6 @@ fn required<'v>(value: &'v Option<String>, field: &str) -> Result<&'v str, Failu
         .ok_or_else(|| FailureCause::Refused(format!("the action has no {field}")))
 }
 
-/// The WebDriver key for a key name of the step language.
-pub fn key_code(name: &str) -> Option<Key> {
-    Some(match name {
-        "Enter" => Key::Enter,
-        "Tab" => Key::Tab,
-        "Escape" => Key::Escape,
-        "Backspace" => Key::Backspace,
-        "Delete" => Key::Delete,
-        "Space" => Key::Space,
-        "ArrowUp" => Key::Up,
-        "ArrowDown" => Key::Down,
-        "ArrowLeft" => Key::Left,
-        "ArrowRight" => Key::Right,
-        "Home" => Key::Home,
-        "End" => Key::End,
-        "PageUp" => Key::PageUp,
-        "PageDown" => Key::PageDown,
-        _ => return None,
-    })
-}
-
 /// A name safe to use as one path component.
 pub(crate) fn file_safe(name: &str) -> String {
     let safe: String = name
@@ -794,14 +767,6 @@ pub(crate) fn file_safe(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_key_a_plan_may_name_can_be_pressed() {
-        for name in crate::plan::key_names() {
-            assert!(key_code(name).is_some(), "{name} has no WebDriver key");
-        }
-        assert!(key_code("F13").is_none());
-    }
 
     #[test]
     fn file_names_keep_only_safe_characters() {

@@ -16,7 +16,8 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::executor::{ActionRecord, Executor, StepFailure};
+use crate::browser::{BrowserError, PageSnapshot};
+use crate::executor::{ActionRecord, Executor, FailureCause, Position, StepFailure};
 use crate::ledger::{LlmCall, PriceTable, RetryKind};
 use crate::llm::{
     Called, LlmClient, LlmError, LlmLimits, Message, Prompt, Provider, Request, Role,
@@ -236,16 +237,7 @@ impl ModelPlanner<'_> {
         calls: &mut Vec<LlmCall>,
     ) -> Result<PlannedRun, ModelPlanFailure> {
         let started = Instant::now();
-        executor
-            .open(&scenario.id, &scenario.start_url, 0)
-            .await
-            .map_err(ModelPlanFailure::Step)?;
-        let page = executor.session().snapshot().await.map_err(|err| {
-            ModelPlanFailure::NoWorkingPlan(format!(
-                "scenario {:?}: the start page could not be read: {err}",
-                scenario.id
-            ))
-        })?;
+        let page = open_start_page(scenario, executor).await?;
         let mut prompt = prompt::plan_prompt(
             &PlanInput {
                 scenario,
@@ -314,7 +306,16 @@ impl ModelPlanner<'_> {
             ));
             last_problems = problems;
         }
-        Err(ModelPlanFailure::NoWorkingPlan(format!(
+        Err(self.no_working_plan(scenario, answers, &last_problems))
+    }
+
+    fn no_working_plan(
+        &self,
+        scenario: &Scenario,
+        answers: u32,
+        last_problems: &str,
+    ) -> ModelPlanFailure {
+        ModelPlanFailure::NoWorkingPlan(format!(
             "scenario {:?} ({}): the model ({} {}) gave no working plan in {answers} answers \
              (semantic_retries = {}); the last one's problems:\n  {}\nadd hints or explicit \
              steps to the scenario, or raise `semantic_retries` under [llm]",
@@ -324,7 +325,7 @@ impl ModelPlanner<'_> {
             self.client.model(),
             self.limits.semantic_retries,
             last_problems.trim_end().replace('\n', "\n  ")
-        )))
+        ))
     }
 
     /// Writes the prompt of answer `answer` under `prompts_dir/SCENARIO/`, named by the time it
@@ -404,14 +405,20 @@ impl ModelPlanner<'_> {
                 problems: err.to_string(),
                 page: None,
             })?;
-        let session = executor.session();
-        // A fresh start: what an earlier answer did (a cart, a login) must not help this one.
-        session.reset().await.map_err(|err| Rejected::Problems {
-            class: "plan_failed",
-            problems: format!("the browser could not be reset: {err}"),
-            page: None,
-        })?;
         let of = plan.actions.len();
+        let start = opening(&scenario.id, &plan.start_url, of);
+        // A fresh start: what an earlier answer did (a cart, a login) must not help this one.
+        match executor.session().reset().await {
+            Ok(()) => {}
+            Err(err) if err.is_lost() => return Err(lost(executor, start, err).await),
+            Err(err) => {
+                return Err(Rejected::Problems {
+                    class: "plan_failed",
+                    problems: format!("the browser could not be reset: {err}"),
+                    page: None,
+                });
+            }
+        }
         executor
             .open(&scenario.id, &plan.start_url, of)
             .await
@@ -420,20 +427,20 @@ impl ModelPlanner<'_> {
             return Err(Rejected::Problems {
                 class: "plan_failed",
                 problems,
-                page: session.snapshot().await.ok(),
+                page: page_for_retry(executor, start).await?,
             });
         }
         let mut records: Vec<ActionRecord> = Vec::with_capacity(of);
         for (index, action) in plan.actions.iter().enumerate() {
             match executor.step(&scenario.id, action, index + 1, of).await {
                 Ok(record) => records.push(record),
-                Err(failure) => return Err(rejected_run(executor, &failure).await),
+                Err(failure) => return Err(rejected_run(executor, failure).await),
             }
         }
         if let Some(last) = plan.actions.last_mut()
             && let Err(failure) = OfflinePlanner.finish(scenario, last, executor).await
         {
-            return Err(rejected_run(executor, &failure).await);
+            return Err(rejected_run(executor, failure).await);
         }
         Ok(PlannedRun::ended(plan, records, started, executor).await)
     }
@@ -478,23 +485,82 @@ enum Rejected {
     Problems {
         class: &'static str,
         problems: String,
-        page: Option<crate::browser::PageSnapshot>,
+        page: Option<PageSnapshot>,
     },
     /// The browser itself failed: no answer can help.
     Browser(Box<StepFailure>),
 }
 
-async fn rejected_run(executor: &Executor<'_>, failure: &StepFailure) -> Rejected {
-    if matches!(
-        failure.cause,
-        crate::executor::FailureCause::Browser(crate::browser::BrowserError::Lost { .. })
-    ) {
-        return Rejected::Problems {
-            class: "plan_failed",
-            problems: format!("the browser was lost: {}", failure.cause),
-            page: None,
-        };
+/// Opens the start page and reads it for the first prompt. A lost browser fails the opening
+/// step: the session must not be used again.
+async fn open_start_page(
+    scenario: &Scenario,
+    executor: &Executor<'_>,
+) -> Result<PageSnapshot, ModelPlanFailure> {
+    executor
+        .open(&scenario.id, &scenario.start_url, 0)
+        .await
+        .map_err(ModelPlanFailure::Step)?;
+    match executor.session().snapshot().await {
+        Ok(page) => Ok(page),
+        Err(err) if err.is_lost() => {
+            let at = opening(&scenario.id, &scenario.start_url, 0);
+            let failure = executor.failure(at, FailureCause::Browser(err)).await;
+            Err(ModelPlanFailure::Step(failure))
+        }
+        Err(err) => Err(ModelPlanFailure::NoWorkingPlan(format!(
+            "scenario {:?}: the start page could not be read: {err}",
+            scenario.id
+        ))),
     }
+}
+
+/// Where the planner stands before the plan's first action: on its start page.
+fn opening<'a>(scenario: &'a str, start_url: &'a str, of: usize) -> Position<'a> {
+    Position {
+        scenario,
+        action_id: start_url,
+        position: 0,
+        of,
+        kind: None,
+        selector: None,
+    }
+}
+
+/// A browser lost at something the planner did itself, as a failed step at `at`: no answer can
+/// help, and the session must not be used again.
+async fn lost(executor: &Executor<'_>, at: Position<'_>, err: BrowserError) -> Rejected {
+    Rejected::Browser(executor.failure(at, FailureCause::Browser(err)).await)
+}
+
+/// The page the model's retry message shows, when it can be read; a lost browser ends planning.
+async fn page_for_retry(
+    executor: &Executor<'_>,
+    at: Position<'_>,
+) -> Result<Option<PageSnapshot>, Rejected> {
+    match executor.session().snapshot_if_readable().await {
+        Ok(page) => Ok(page),
+        Err(err) => Err(lost(executor, at, err).await),
+    }
+}
+
+/// A failed run of an answer: the model's problem to fix, unless the browser is gone.
+async fn rejected_run(executor: &Executor<'_>, failure: Box<StepFailure>) -> Rejected {
+    if matches!(&failure.cause, FailureCause::Browser(err) if err.is_lost()) {
+        return Rejected::Browser(failure);
+    }
+    let at = Position {
+        scenario: &failure.scenario_id,
+        action_id: &failure.action_id,
+        position: failure.position,
+        of: failure.of,
+        kind: failure.kind,
+        selector: failure.selector.as_deref(),
+    };
+    let page = match page_for_retry(executor, at).await {
+        Ok(page) => page,
+        Err(lost) => return lost,
+    };
     let selector = failure
         .selector
         .as_deref()
@@ -514,7 +580,7 @@ async fn rejected_run(executor: &Executor<'_>, failure: &StepFailure) -> Rejecte
                 .map(|u| format!(" (page {u})"))
                 .unwrap_or_default()
         ),
-        page: executor.session().snapshot().await.ok(),
+        page,
     }
 }
 

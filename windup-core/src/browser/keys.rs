@@ -1,0 +1,91 @@
+//! The keys a plan may press, by the names of the step language, and pressing them.
+
+use fantoccini::key::Key as WebDriverKey;
+
+use super::{BrowserError, Session};
+
+/// The step language's key names and the WebDriver keys they press.
+const KEYS: &[(&str, WebDriverKey)] = &[
+    ("Enter", WebDriverKey::Enter),
+    ("Tab", WebDriverKey::Tab),
+    ("Escape", WebDriverKey::Escape),
+    ("Backspace", WebDriverKey::Backspace),
+    ("Delete", WebDriverKey::Delete),
+    ("Space", WebDriverKey::Space),
+    ("ArrowUp", WebDriverKey::Up),
+    ("ArrowDown", WebDriverKey::Down),
+    ("ArrowLeft", WebDriverKey::Left),
+    ("ArrowRight", WebDriverKey::Right),
+    ("Home", WebDriverKey::Home),
+    ("End", WebDriverKey::End),
+    ("PageUp", WebDriverKey::PageUp),
+    ("PageDown", WebDriverKey::PageDown),
+];
+
+/// A key Windup can press (`Enter`, `ArrowDown`, …).
+#[derive(Debug, Clone, Copy)]
+pub struct Key {
+    name: &'static str,
+    code: WebDriverKey,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Key {}
+
+impl Key {
+    /// The key a plan names, if Windup can press it.
+    pub fn named(name: &str) -> Option<Key> {
+        KEYS.iter()
+            .find(|(known, _)| *known == name)
+            .map(|&(name, code)| Key { name, code })
+    }
+
+    /// Its name in the step language.
+    pub fn name(self) -> &'static str {
+        self.name
+    }
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl Session {
+    /// Presses `key` in the element that has the focus, as a person would.
+    pub async fn press(&self, key: Key) -> Result<(), BrowserError> {
+        let focused = self
+            .client
+            .active_element()
+            .await
+            .map_err(|e| BrowserError::command("find the focused element", e))?;
+        focused
+            .send_keys(&char::from(key.code).to_string())
+            .await
+            .map_err(|e| BrowserError::command(format!("press {key}"), e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_a_plan_may_name_can_be_pressed() {
+        for name in crate::plan::key_names() {
+            let key = Key::named(name).unwrap_or_else(|| panic!("{name} has no WebDriver key"));
+            assert_eq!(key.name(), *name);
+        }
+        assert!(Key::named("F13").is_none());
+        assert!(
+            Key::named("enter").is_none(),
+            "key names are case-sensitive"
+        );
+    }
+}
