@@ -98,6 +98,19 @@ pub enum BrowserError {
     Navigation(Unreachable),
 }
 
+/// How a click went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clicked {
+    Done,
+    /// The page changed under the click since the gate passed.
+    Raced,
+}
+
+/// A refused command is an answer (`Ok`); a lost browser is an error.
+fn lost_or_refused(err: BrowserError) -> Result<(), BrowserError> {
+    if err.is_lost() { Err(err) } else { Ok(()) }
+}
+
 /// A page the browser opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Opened {
@@ -415,6 +428,54 @@ impl Session {
             .execute_async(script, args)
             .await
             .map_err(|e| BrowserError::command(during, e))
+    }
+
+    /// Clears a field that passed the gate and types `text` into it.
+    pub async fn type_into(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
+        let typed = async {
+            element.element.clear().await?;
+            element.element.send_keys(text).await
+        };
+        typed
+            .await
+            .map_err(|e| BrowserError::command("type into the field", e))
+    }
+
+    /// Picks the option of a list that passed the gate by its label, else by its value; `false`
+    /// when the list has no such option.
+    pub async fn select_option(
+        &self,
+        element: &Actionable,
+        option: &str,
+    ) -> Result<bool, BrowserError> {
+        let during = || format!("choose {option:?} in {}", element.described);
+        match element.element.select_by_label(option).await {
+            Ok(()) => return Ok(true),
+            Err(err) => lost_or_refused(BrowserError::command(during(), err))?,
+        }
+        match element.element.select_by_value(option).await {
+            Ok(()) => Ok(true),
+            Err(err) => lost_or_refused(BrowserError::command(during(), err)).map(|()| false),
+        }
+    }
+
+    /// Clicks an element that passed the gate. [`Clicked::Raced`] when the page won a race
+    /// since the gate (the element moved, went stale or got covered): gate it again.
+    pub async fn click(&self, element: &Actionable) -> Result<Clicked, BrowserError> {
+        match element.element.click().await {
+            Ok(()) => Ok(Clicked::Done),
+            Err(err)
+                if err.is_element_not_interactable()
+                    || err.is_stale_element_reference()
+                    || err.to_string().contains("click intercepted") =>
+            {
+                Ok(Clicked::Raced)
+            }
+            Err(err) => Err(BrowserError::command(
+                format!("click {}", element.described),
+                err,
+            )),
+        }
     }
 
     /// Moves the pointer over an element that passed the gate, as a person hovers it.

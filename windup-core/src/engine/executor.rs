@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use crate::browser::{BrowserError, GateMode, Key, Probe, ProbeState, Session};
+use crate::browser::{BrowserError, Clicked, GateMode, Key, Probe, ProbeState, Session};
 use crate::fragments::{FragmentPlans, NoFragments};
 use crate::plan::{Action, ActionKind, Plan};
 use crate::secrets::SecretValue;
@@ -431,6 +431,8 @@ impl<'a> Executor<'a> {
         deadline: Instant,
         started: Instant,
     ) -> Result<(), FailureCause> {
+        let gated = |mode| self.gate(action, mode, deadline, started);
+        let browser = |result: Result<(), BrowserError>| result.map_err(FailureCause::Browser);
         match action.kind {
             ActionKind::Goto => {
                 let url = self.resolve_url(required(&action.url, "url")?)?;
@@ -442,33 +444,13 @@ impl<'a> Executor<'a> {
             }
             ActionKind::Fill => {
                 let text = self.fill_value(action)?;
-                let element = self.gate(action, GateMode::Fill, deadline, started).await?;
-                let typed = async {
-                    element.element.clear().await?;
-                    element.element.send_keys(&text).await
-                };
-                typed.await.map_err(|e| {
-                    FailureCause::Browser(BrowserError::command("type into the field", e))
-                })?;
+                let element = gated(GateMode::Fill).await?;
+                browser(self.session.type_into(&element, &text).await)?;
             }
-            ActionKind::Select => {
-                let option = required(&action.value, "value")?;
-                let element = self
-                    .gate(action, GateMode::Select, deadline, started)
-                    .await?;
-                let by_label = element.element.select_by_label(option).await;
-                if by_label.is_err() && element.element.select_by_value(option).await.is_err() {
-                    return Err(FailureCause::Refused(format!(
-                        "the list {} has no option labelled or valued {option:?}",
-                        element.described
-                    )));
-                }
-            }
+            ActionKind::Select => self.select(action, gated(GateMode::Select).await?).await?,
             ActionKind::Check | ActionKind::Uncheck => {
                 let want = action.kind == ActionKind::Check;
-                let element = self
-                    .gate(action, GateMode::Check, deadline, started)
-                    .await?;
+                let element = gated(GateMode::Check).await?;
                 if element.checked != Some(want) {
                     self.click(action, GateMode::Check, deadline, started)
                         .await?;
@@ -480,49 +462,63 @@ impl<'a> Executor<'a> {
                 let key = Key::named(name).ok_or_else(|| {
                     FailureCause::Refused(format!("{name:?} is not a key Windup can press"))
                 })?;
-                self.session
-                    .press(key)
-                    .await
-                    .map_err(FailureCause::Browser)?;
+                browser(self.session.press(key).await)?;
             }
             ActionKind::WaitFor => {
-                self.gate(action, GateMode::Visible, deadline, started)
-                    .await?;
+                gated(GateMode::Visible).await?;
             }
             ActionKind::Hover => {
-                let element = self
-                    .gate(action, GateMode::Hover, deadline, started)
-                    .await?;
-                self.session
-                    .hover(&element)
-                    .await
-                    .map_err(FailureCause::Browser)?;
+                let element = gated(GateMode::Hover).await?;
+                browser(self.session.hover(&element).await)?;
             }
-            ActionKind::Use => {
-                let name = required(&action.use_fragment, "use")?;
-                let in_fragment =
-                    |action_id: Option<&str>, cause: FailureCause| FailureCause::Fragment {
-                        name: name.to_owned(),
-                        action_id: action_id.map(str::to_owned),
-                        cause: Box::new(cause),
-                    };
-                let plan = self
-                    .fragments
-                    .plan(name)
-                    .map_err(|err| in_fragment(None, FailureCause::Refused(err.to_string())))?;
-                for inner in &plan.actions {
-                    if inner.kind == ActionKind::Use {
-                        let nested = FailureCause::Refused(
-                            "a fragment cannot use another fragment".to_owned(),
-                        );
-                        return Err(in_fragment(Some(&inner.id), nested));
-                    }
-                    Box::pin(self.run_action(scenario, inner))
-                        .await
-                        .map_err(|cause| in_fragment(Some(&inner.id), cause))?;
-                    self.observe(scenario).await;
-                }
+            ActionKind::Use => self.use_fragment(scenario, action).await?,
+        }
+        Ok(())
+    }
+
+    async fn select(
+        &self,
+        action: &Action,
+        element: crate::browser::Actionable,
+    ) -> Result<(), FailureCause> {
+        let option = required(&action.value, "value")?;
+        let found = self
+            .session
+            .select_option(&element, option)
+            .await
+            .map_err(FailureCause::Browser)?;
+        if found {
+            Ok(())
+        } else {
+            Err(FailureCause::Refused(format!(
+                "the list {} has no option labelled or valued {option:?}",
+                element.described
+            )))
+        }
+    }
+
+    /// Runs a fragment's actions in place of a `use` action.
+    async fn use_fragment(&self, scenario: &str, action: &Action) -> Result<(), FailureCause> {
+        let name = required(&action.use_fragment, "use")?;
+        let in_fragment = |action_id: Option<&str>, cause: FailureCause| FailureCause::Fragment {
+            name: name.to_owned(),
+            action_id: action_id.map(str::to_owned),
+            cause: Box::new(cause),
+        };
+        let plan = self
+            .fragments
+            .plan(name)
+            .map_err(|err| in_fragment(None, FailureCause::Refused(err.to_string())))?;
+        for inner in &plan.actions {
+            if inner.kind == ActionKind::Use {
+                let nested =
+                    FailureCause::Refused("a fragment cannot use another fragment".to_owned());
+                return Err(in_fragment(Some(&inner.id), nested));
             }
+            Box::pin(self.run_action(scenario, inner))
+                .await
+                .map_err(|cause| in_fragment(Some(&inner.id), cause))?;
+            self.observe(scenario).await;
         }
         Ok(())
     }
@@ -538,17 +534,19 @@ impl<'a> Executor<'a> {
     ) -> Result<(), FailureCause> {
         loop {
             let element = self.gate(action, mode, deadline, started).await?;
-            match element.element.click().await {
-                Ok(()) => return Ok(()),
-                Err(err)
-                    if Instant::now() < deadline
-                        && (err.is_element_not_interactable()
-                            || err.is_stale_element_reference()
-                            || err.to_string().contains("click intercepted")) => {}
-                Err(err) => {
-                    return Err(FailureCause::Browser(BrowserError::command(
-                        format!("click {}", element.described),
-                        err,
+            let clicked = self
+                .session
+                .click(&element)
+                .await
+                .map_err(FailureCause::Browser)?;
+            match clicked {
+                Clicked::Done => return Ok(()),
+                Clicked::Raced if Instant::now() < deadline => {}
+                Clicked::Raced => {
+                    return Err(FailureCause::Refused(format!(
+                        "the click on {} kept missing it: the page moved, replaced or covered it \
+                         each time, up to the deadline",
+                        element.described
                     )));
                 }
             }
