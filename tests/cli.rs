@@ -73,6 +73,22 @@ fn exit_codes_say_what_went_wrong() {
     assert_eq!(no_url.status.code(), Some(2), "{}", text(&no_url));
     assert!(text(&no_url).contains("no base URL"), "{}", text(&no_url));
 
+    // Where there is no windup.toml at all, say so, and how to make one.
+    let bare = tempfile::tempdir().unwrap();
+    let no_config = windup_in(bare.path(), &["run"]);
+    let out = text(&no_config);
+    assert_eq!(no_config.status.code(), Some(2), "{out}");
+    assert!(out.contains("no windup.toml found in"), "{out}");
+    assert!(out.contains("run `cargo windup init`"), "{out}");
+
+    // Flags go through the rules windup.toml does, and the error names the flag.
+    let too_many = windup(
+        &["run", "-j", "999", "--base-url", "http://127.0.0.1:9"],
+        &[],
+    );
+    assert_eq!(too_many.status.code(), Some(2), "{}", text(&too_many));
+    assert!(text(&too_many).contains("--workers"), "{}", text(&too_many));
+
     // As `cargo windup …`, cargo passes the subcommand's name first; it is skipped.
     let as_cargo_subcommand = windup(&["windup", "--version"], &[]);
     assert_eq!(

@@ -9,7 +9,7 @@ use super::backend::{Backend, BackendFuture, Capabilities, Local, Names};
 use super::driver::find_executable;
 use super::{BrowserConfig, BrowserError, Session};
 
-/// Chromium flags for headless runs as root on a closed network (DESIGN.md).
+/// Chromium flags for headless runs as root on a closed network (docs/browser.md).
 const FLAGS: &[&str] = &[
     "--no-sandbox",
     "--disable-gpu",

@@ -94,7 +94,7 @@ pub struct EntryStats {
     pub last_ms: Option<u64>,
 }
 
-/// One cached plan (DESIGN.md, "Cache entry and lockfile").
+/// One cached plan (docs/cache.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheEntry {
     pub cache_version: String,

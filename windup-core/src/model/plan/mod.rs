@@ -93,7 +93,7 @@ impl std::fmt::Display for PlannerKind {
     }
 }
 
-/// One browser action. The wire form is flat (DESIGN.md); which fields an action needs
+/// One browser action. The wire form is flat (docs/plan-format.md); which fields an action needs
 /// depends on its [`ActionKind`] and is checked by [`validate`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
