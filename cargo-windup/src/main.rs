@@ -388,17 +388,17 @@ fn review(accept_all: bool, reject_all: bool) -> Result<(), CliError> {
             "{}",
             lockfile::PlanDiff::between(pending.current.as_ref(), &pending.proposed)
         );
-        let choice = if accept_all {
-            'a'
+        let decision = if accept_all {
+            Decision::Accept
         } else if reject_all {
-            'r'
+            Decision::Reject
         } else {
             ask("[a]ccept, [r]eject or [s]kip?")
         };
-        let outcome = match choice {
-            'a' => lockfile::accept(&pending.path).map(|_| accepted += 1),
-            'r' => lockfile::reject(&pending.path).map(|_| rejected += 1),
-            _ => {
+        let outcome = match decision {
+            Decision::Accept => lockfile::accept(&pending.path).map(|_| accepted += 1),
+            Decision::Reject => lockfile::reject(&pending.path).map(|_| rejected += 1),
+            Decision::Skip => {
                 skipped += 1;
                 Ok(())
             }
@@ -409,18 +409,27 @@ fn review(accept_all: bool, reject_all: bool) -> Result<(), CliError> {
     Ok(())
 }
 
-fn ask(question: &str) -> char {
+/// What a person decides about a pending plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    Accept,
+    Reject,
+    Skip,
+}
+
+/// Asks about one plan; anything but an answer starting with `a` or `r` skips it.
+fn ask(question: &str) -> Decision {
     print!("{question} ");
     let _ = std::io::stdout().flush();
     let mut answer = String::new();
     if std::io::stdin().lock().read_line(&mut answer).is_err() {
-        return 's';
+        return Decision::Skip;
     }
-    answer
-        .trim()
-        .chars()
-        .next()
-        .map_or('s', |c| c.to_ascii_lowercase())
+    match answer.trim().chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a') => Decision::Accept,
+        Some('r') => Decision::Reject,
+        _ => Decision::Skip,
+    }
 }
 
 fn cache(action: CacheAction) -> Result<(), CliError> {
