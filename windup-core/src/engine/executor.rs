@@ -329,14 +329,7 @@ impl<'a> Executor<'a> {
                 Ok(())
             }
             Err(cause) => {
-                let at = Position {
-                    scenario,
-                    action_id: start_url,
-                    position: 0,
-                    of,
-                    kind: None,
-                    selector: None,
-                };
+                let at = Position::opening(scenario, start_url, of);
                 Err(self.failure(at, cause).await)
             }
         }
@@ -713,6 +706,18 @@ pub struct Position<'a> {
 }
 
 impl<'a> Position<'a> {
+    /// Before a plan's first action: on its start page.
+    pub fn opening(scenario: &'a str, start_url: &'a str, of: usize) -> Self {
+        Self {
+            scenario,
+            action_id: start_url,
+            position: 0,
+            of,
+            kind: None,
+            selector: None,
+        }
+    }
+
     fn end(scenario: &'a str, of: usize) -> Self {
         Self {
             scenario,

@@ -406,7 +406,7 @@ impl ModelPlanner<'_> {
                 page: None,
             })?;
         let of = plan.actions.len();
-        let start = opening(&scenario.id, &plan.start_url, of);
+        let start = Position::opening(&scenario.id, &plan.start_url, of);
         // A fresh start: what an earlier answer did (a cart, a login) must not help this one.
         match executor.session().reset().await {
             Ok(()) => {}
@@ -504,7 +504,7 @@ async fn open_start_page(
     match executor.session().snapshot().await {
         Ok(page) => Ok(page),
         Err(err) if err.is_lost() => {
-            let at = opening(&scenario.id, &scenario.start_url, 0);
+            let at = Position::opening(&scenario.id, &scenario.start_url, 0);
             let failure = executor.failure(at, FailureCause::Browser(err)).await;
             Err(ModelPlanFailure::Step(failure))
         }
@@ -512,18 +512,6 @@ async fn open_start_page(
             "scenario {:?}: the start page could not be read: {err}",
             scenario.id
         ))),
-    }
-}
-
-/// Where the planner stands before the plan's first action: on its start page.
-fn opening<'a>(scenario: &'a str, start_url: &'a str, of: usize) -> Position<'a> {
-    Position {
-        scenario,
-        action_id: start_url,
-        position: 0,
-        of,
-        kind: None,
-        selector: None,
     }
 }
 
