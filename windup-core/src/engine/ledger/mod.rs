@@ -186,28 +186,25 @@ impl RunRecord {
             .map(|at| at.to_offset(UtcOffset::UTC).date())
     }
 
-    /// Checks what [`Ledger::append`] requires; the problem, in words, otherwise.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks what [`Ledger::append`] requires.
+    pub fn validate(&self) -> Result<(), RecordProblem> {
         if self.run_id.is_empty() || self.run_id.chars().any(char::is_control) {
-            return Err("`run_id` must be non-empty, without control characters".to_owned());
+            return Err(RecordProblem::BadId("run_id"));
         }
         if self.scenario_id.is_empty() || self.scenario_id.chars().any(char::is_control) {
-            return Err("`scenario_id` must be non-empty, without control characters".to_owned());
+            return Err(RecordProblem::BadId("scenario_id"));
         }
         if self.started_on().is_none() {
-            return Err(format!(
-                "`started_at` {:?} is not an RFC 3339 time",
-                self.started_at
-            ));
+            return Err(RecordProblem::BadTime(self.started_at.clone()));
         }
         if let Some(class) = &self.failure_class {
             if self.outcome == Outcome::Passed {
-                return Err("a passed run has no `failure_class`".to_owned());
+                return Err(RecordProblem::ClassOnPass);
             }
             check_class("failure_class", class)?;
         }
         if self.replan.is_some() && self.cache != CacheOutcome::Replanned {
-            return Err("`replan` is only for a run whose cache outcome is `replanned`".to_owned());
+            return Err(RecordProblem::ReplanWithoutReplanned);
         }
         for call in &self.llm_calls {
             check_class("purpose", &call.purpose)?;
@@ -221,8 +218,30 @@ impl RunRecord {
     }
 }
 
+/// Why a record may not be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordProblem {
+    #[error("`{0}` must be non-empty, without control characters")]
+    BadId(&'static str),
+    #[error("`started_at` {0:?} is not an RFC 3339 time")]
+    BadTime(String),
+    #[error("a passed run has no `failure_class`")]
+    ClassOnPass,
+    #[error("`replan` is only for a run whose cache outcome is `replanned`")]
+    ReplanWithoutReplanned,
+    #[error(
+        "`{0}` must be a class name such as `not_actionable` (a-z, 0-9, _; at most \
+         {MAX_CLASS_LEN} characters), not free text"
+    )]
+    NotAClass(&'static str),
+    #[error("`{0}` must be a name without spaces, at most {MAX_NAME_LEN} characters")]
+    NotAName(&'static str),
+    #[error("it does not serialize: {0}")]
+    Unserializable(String),
+}
+
 /// A class name: lowercase ASCII letters, digits and `_`, short.
-fn check_class(field: &str, value: &str) -> Result<(), String> {
+fn check_class(field: &'static str, value: &str) -> Result<(), RecordProblem> {
     let ok = !value.is_empty()
         && value.len() <= MAX_CLASS_LEN
         && value
@@ -231,24 +250,19 @@ fn check_class(field: &str, value: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "`{field}` must be a class name such as `not_actionable` (a-z, 0-9, _; at most \
-             {MAX_CLASS_LEN} characters), not free text"
-        ))
+        Err(RecordProblem::NotAClass(field))
     }
 }
 
 /// A provider or model name: printable, no spaces, bounded.
-fn check_name(field: &str, value: &str) -> Result<(), String> {
+fn check_name(field: &'static str, value: &str) -> Result<(), RecordProblem> {
     let ok = !value.is_empty()
         && value.len() <= MAX_NAME_LEN
         && !value.chars().any(|c| c.is_whitespace() || c.is_control());
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "`{field}` must be a name without spaces, at most {MAX_NAME_LEN} characters"
-        ))
+        Err(RecordProblem::NotAName(field))
     }
 }
 
@@ -283,7 +297,7 @@ pub enum LedgerError {
     InvalidRecord {
         run_id: String,
         scenario_id: String,
-        problem: String,
+        problem: RecordProblem,
     },
     #[error(
         "{origin}, line {line}: {message}; a [[prices]] entry has provider, model, \
@@ -332,13 +346,14 @@ impl Ledger {
 
     /// Appends `record` as one line, atomically with respect to other writers.
     pub fn append(&self, record: &RunRecord) -> Result<(), LedgerError> {
-        let invalid = |problem: String| LedgerError::InvalidRecord {
+        let invalid = |problem: RecordProblem| LedgerError::InvalidRecord {
             run_id: record.run_id.clone(),
             scenario_id: record.scenario_id.clone(),
             problem,
         };
         record.validate().map_err(invalid)?;
-        let mut line = serde_json::to_vec(record).map_err(|err| invalid(err.to_string()))?;
+        let mut line = serde_json::to_vec(record)
+            .map_err(|err| invalid(RecordProblem::Unserializable(err.to_string())))?;
         line.push(b'\n');
 
         let io_error = |action, source| LedgerError::Io {
