@@ -131,6 +131,8 @@ impl std::fmt::Display for FailureCause {
 pub struct StepFailure {
     pub scenario_id: String,
     pub action_id: String,
+    /// The scenario step (1-based) the failing action carries out, when it carries one out.
+    pub step: Option<usize>,
     /// 1-based position in the plan; 0 for opening the start page.
     pub position: usize,
     pub of: usize,
@@ -348,6 +350,7 @@ impl<'a> Executor<'a> {
         let at = Position {
             scenario,
             action_id: &action.id,
+            step: action.written_step(),
             position,
             of,
             kind: Some(action.kind),
@@ -682,6 +685,7 @@ impl<'a> Executor<'a> {
         Box::new(StepFailure {
             scenario_id: at.scenario.to_owned(),
             action_id: at.action_id.to_owned(),
+            step: at.step,
             position: at.position,
             of: at.of,
             kind: at.kind,
@@ -698,6 +702,8 @@ impl<'a> Executor<'a> {
 pub struct Position<'a> {
     pub scenario: &'a str,
     pub action_id: &'a str,
+    /// The scenario step (1-based) the action carries out, when it carries one out.
+    pub step: Option<usize>,
     /// 1-based; 0 for opening the start page.
     pub position: usize,
     pub of: usize,
@@ -711,6 +717,7 @@ impl<'a> Position<'a> {
         Self {
             scenario,
             action_id: start_url,
+            step: None,
             position: 0,
             of,
             kind: None,
@@ -722,6 +729,7 @@ impl<'a> Position<'a> {
         Self {
             scenario,
             action_id: "end",
+            step: None,
             position: of,
             of,
             kind: None,

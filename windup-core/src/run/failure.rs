@@ -192,9 +192,9 @@ pub struct WrittenStep {
 }
 
 impl WrittenStep {
-    /// The step of `scenario` an action of a plan carries out, when it carries one out.
-    pub fn of(scenario: &Scenario, action_id: &str) -> Option<Self> {
-        let number = crate::plan::written_step(action_id)?;
+    /// Step `number` (1-based) of `scenario`, when it has one.
+    pub fn of(scenario: &Scenario, number: Option<usize>) -> Option<Self> {
+        let number = number?;
         let step = scenario.steps.get(number.checked_sub(1)?)?;
         Some(WrittenStep {
             number,
@@ -211,7 +211,7 @@ impl StepAt {
             scenario: scenario.id.clone(),
             file: scenario.path.clone(),
             start_url: scenario.start_url.clone(),
-            written: WrittenStep::of(scenario, &failure.action_id),
+            written: WrittenStep::of(scenario, failure.step),
         }
     }
 
@@ -347,7 +347,7 @@ pub(crate) fn plan_follows_steps(plan: &Plan, scenario: &Scenario, kept: usize) 
         && plan.actions[..kept]
             .iter()
             .enumerate()
-            .all(|(i, action)| crate::plan::written_step(&action.id) == Some(i + 1))
+            .all(|(i, action)| action.written_step() == Some(i + 1))
 }
 
 /// A path as a person reads it: relative to the working directory when it is under it.

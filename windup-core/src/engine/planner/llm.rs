@@ -540,6 +540,7 @@ async fn rejected_run(executor: &Executor<'_>, failure: Box<StepFailure>) -> Rej
     let at = Position {
         scenario: &failure.scenario_id,
         action_id: &failure.action_id,
+        step: failure.step,
         position: failure.position,
         of: failure.of,
         kind: failure.kind,

@@ -197,6 +197,7 @@ impl OfflinePlanner {
         let id = crate::plan::step_action_id(index + 1);
         let (kind, lookup) = kind_and_lookup(&step.kind);
         let mut action = Action::new(id.clone(), kind);
+        action.step = Some(index + 1);
         set_fields(&step.kind, &mut action);
         if let StepKind::Expect(expectation) = &step.kind {
             let condition = self
@@ -606,6 +607,8 @@ fn position<'a>(
     Position {
         scenario: &scenario.id,
         action_id: id,
+        // The planner names the action for step n `s{n}`; other ids ("plan", "task") are none.
+        step: (position > 0 && id == crate::plan::step_action_id(position)).then_some(position),
         position,
         of: scenario.steps.len(),
         kind,

@@ -78,7 +78,8 @@ fn closed(properties: Map<String, Value>) -> Value {
 fn action() -> Value {
     let kinds: Vec<&str> = ActionKind::ALL.iter().map(|k| k.as_str()).collect();
     let mut properties = Map::new();
-    for &(field, optional) in ACTION_FIELDS {
+    // A model plans from the task: its actions carry out no written step.
+    for &(field, optional) in ACTION_FIELDS.iter().filter(|(f, _)| *f != "step") {
         let schema = match field {
             "id" => string("Unique within the plan, e.g. a1, a2, …"),
             "type" => json!({ "type": "string", "enum": kinds }),

@@ -50,19 +50,16 @@ pub struct GeneratedBy {
     pub at: String,
 }
 
-/// The id of the action that carries out a scenario's step `number` (1-based): `s3`. The
-/// offline planner names its actions so; [`written_step`] reads it back.
+/// The id of the action that carries out a scenario's step `number` (1-based): `s3`.
 pub fn step_action_id(number: usize) -> String {
     format!("s{number}")
 }
 
-/// The scenario step (1-based) an action carries out, when its id says so (`s3` → 3).
-pub fn written_step(action_id: &str) -> Option<usize> {
-    let digits = action_id.strip_prefix('s')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok().filter(|n| *n > 0)
+/// The step an id such as `s3` names, as plans without [`Action::step`] were read.
+fn legacy_step(action_id: &str) -> Option<usize> {
+    let number: usize = action_id.strip_prefix('s')?.parse().ok()?;
+    // Only the names the planner gives: not `s0`, `s01` or `s+1`.
+    (number > 0 && action_id == step_action_id(number)).then_some(number)
 }
 
 /// Which planner made a plan.
@@ -118,6 +115,10 @@ pub struct Action {
     pub expect: Vec<Postcondition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// The scenario step (1-based) this action carries out, for a plan made from explicit
+    /// steps; none for a model's plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
 }
 
 /// What an action does; the wire name is [`ActionKind::as_str`].
@@ -135,7 +136,14 @@ impl Action {
             use_fragment: None,
             expect: Vec::new(),
             timeout_ms: None,
+            step: None,
         }
+    }
+
+    /// The scenario step (1-based) this action carries out: its `step`, or, in a plan written
+    /// before actions carried one, what its id `s3` says.
+    pub fn written_step(&self) -> Option<usize> {
+        self.step.or_else(|| legacy_step(&self.id))
     }
 }
 

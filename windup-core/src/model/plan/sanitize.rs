@@ -36,6 +36,7 @@ pub(super) const ACTION_FIELDS: &[(&str, bool)] = &[
     ("use", true),
     ("expect", true),
     ("timeout_ms", true),
+    ("step", true),
 ];
 pub(super) const TARGET_FIELDS: &[(&str, bool)] =
     &[("frames", true), ("selector", false), ("identity", false)];
@@ -135,7 +136,7 @@ fn action_field(field: &'static str, value: Value) -> Option<Value> {
         }
         // A lone postcondition where a list belongs.
         ("expect", Value::Object(map)) => Value::Array(vec![postcondition(Value::Object(map))]),
-        ("timeout_ms", value) => whole_number(value),
+        ("timeout_ms" | "step", value) => whole_number(value),
         (_, value) => value,
     };
     Some(value)

@@ -30,7 +30,35 @@ fn action(id: &str, kind: ActionKind) -> Action {
         use_fragment: None,
         expect: Vec::new(),
         timeout_ms: None,
+        step: None,
     }
+}
+
+#[test]
+fn an_action_knows_the_step_it_carries_out() {
+    let mut named = action("a1", ActionKind::Click);
+    assert_eq!(named.written_step(), None);
+    named.step = Some(3);
+    assert_eq!(named.written_step(), Some(3));
+    // A plan written before actions carried their step says it in the id.
+    assert_eq!(action("s2", ActionKind::Click).written_step(), Some(2));
+    for other in ["s0", "s01", "s+1", "s", "open-cart", "1"] {
+        assert_eq!(
+            action(other, ActionKind::Click).written_step(),
+            None,
+            "{other}"
+        );
+    }
+    let text =
+        r#"{"id":"s1","type":"click","step":1,"target":{"selector":"b","identity":{"tag":"b"}}}"#;
+    let read: Action = serde_json::from_str(text).unwrap();
+    assert_eq!(read.step, Some(1));
+    assert!(
+        serde_json::to_string(&action("s1", ActionKind::Click))
+            .unwrap()
+            .find("step")
+            .is_none()
+    );
 }
 
 /// A full checkout: every action type and every postcondition kind.

@@ -5,7 +5,6 @@ use super::ActionReport;
 use crate::executor::ActionRecord;
 use crate::plan::{Action, ActionKind, Plan};
 use crate::scenario::Scenario;
-use crate::steps::Step;
 use crate::verifier::describe;
 
 /// The actions that ran, each with what the plan says of it.
@@ -18,7 +17,9 @@ pub(super) fn action_reports(
         .iter()
         .map(|record| {
             let planned = plan.and_then(|plan| plan.actions.iter().find(|a| a.id == record.id));
-            let written = written_step(scenario, &record.id);
+            let written = planned
+                .and_then(Action::written_step)
+                .and_then(|n| scenario.steps.get(n.checked_sub(1)?));
             let target = planned.and_then(|action| action.target.as_ref());
             ActionReport {
                 id: record.id.clone(),
@@ -37,17 +38,6 @@ pub(super) fn action_reports(
             }
         })
         .collect()
-}
-
-/// The step an action was planned from, when the author wrote the scenario's steps: the offline
-/// planner names the action for `steps[n - 1]` `s{n}`. The one place that knows the naming.
-pub(super) fn written_step<'a>(scenario: &'a Scenario, action_id: &str) -> Option<&'a Step> {
-    let number: usize = action_id.strip_prefix('s')?.parse().ok()?;
-    // `s01` or `s+1` is no name the planner gives.
-    if action_id != format!("s{number}") {
-        return None;
-    }
-    scenario.steps.get(number.checked_sub(1)?)
 }
 
 /// What an action does, in the words of a step: `click "Add to cart"`, `goto /cart`,

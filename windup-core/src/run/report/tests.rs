@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::actions::{description, written_step};
+use super::actions::description;
 use super::thumbnail::{self, Picture};
 use super::{ActionReport, ScenarioReport, SuiteReport, html, junit, scenario_report};
 use crate::executor::ActionRecord;
@@ -293,7 +293,7 @@ const SHOTS: [&str; 3] = ["products.png", "product.png", "cart.png"];
 
 fn shot(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src/report/fixtures")
+        .join("src/run/report/fixtures")
         .join(name)
 }
 
@@ -353,23 +353,6 @@ fn suite_of(scenarios: Vec<ScenarioReport>) -> SuiteReport {
         duration_ms: 1_000,
         base_url: "http://127.0.0.1:4100".to_owned(),
         scenarios,
-    }
-}
-
-#[test]
-fn written_step_is_the_step_an_offline_action_was_planned_from() {
-    let scenario = scenario(STEPS);
-    let step = written_step(&scenario, "s1").expect("s1 is the first step");
-    assert_eq!(
-        (step.text.as_str(), step.line),
-        ("click \"Add to cart\"", 4)
-    );
-    assert_eq!(
-        written_step(&scenario, "s2").map(|step| step.text.as_str()),
-        Some("expect url /cart")
-    );
-    for other in ["s0", "s3", "s01", "s+1", "s", "open-cart", "1"] {
-        assert!(written_step(&scenario, other).is_none(), "{other}");
     }
 }
 
