@@ -575,3 +575,55 @@ async fn a_summary_and_suggestions_are_extra_calls_that_change_no_outcome() {
         .count();
     assert_eq!(runs, 2, "the summary calls are not runs");
 }
+
+#[tokio::test]
+async fn a_suite_says_each_summary_call_as_a_model_call_event() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let fake = FakeProvider::start().await.unwrap();
+    let project = Project::with(&["search"]);
+    project.write(
+        "broken",
+        "task: Find a unicorn.\nstart_url: /products\nsteps:\n  - expect text \"Unicorn mug\"\n",
+    );
+    fake.push(Reply::Json(
+        json!({ "text": "Expect a product the shop sells." }),
+    ));
+    fake.push(Reply::Json(
+        json!({ "text": "One of two scenarios failed." }),
+    ));
+    let mut settings = settings(&project, Wire::OpenAi, &fake, "");
+    settings.timeout = std::time::Duration::from_millis(1500);
+    let selection = windup::Selection::load(&settings, None, false).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let finished = windup::Suite::new(settings, shop.url().parse().unwrap())
+        .with_summary(true)
+        .reporter(move |event: &windup::RunEvent| sink.lock().unwrap().push(event.clone()))
+        .run(selection)
+        .await
+        .unwrap();
+    assert_eq!(finished.totals.failed, 1);
+    let events = seen.lock().unwrap();
+    let calls: Vec<(&str, &str)> = events
+        .iter()
+        .filter_map(|event| match event {
+            windup::RunEvent::ModelCall { scenario, call, .. } => {
+                Some((scenario.as_str(), call.purpose.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, [("broken", "suggest"), ("(suite)", "summary")]);
+    let summary = events
+        .iter()
+        .position(|e| matches!(e, windup::RunEvent::Summary { .. }))
+        .expect("a summary event");
+    let finished_at = events
+        .iter()
+        .position(|e| matches!(e, windup::RunEvent::SuiteFinished { .. }))
+        .unwrap();
+    assert!(summary > finished_at);
+    assert!(
+        matches!(&events[summary], windup::RunEvent::Summary { summary: Some(text), .. } if text == "One of two scenarios failed.")
+    );
+}

@@ -367,11 +367,20 @@ impl Running {
             .collect();
         let event = match crate::summary::summarize(&self.settings, self.pool.spend(), &runs).await
         {
-            Ok(said) => RunEvent::Summary {
-                summary: said.summary,
-                suggestions: said.suggestions,
-                problems: said.problems,
-            },
+            Ok(said) => {
+                for (scenario, call, cost_usd) in said.calls {
+                    self.events.emit(RunEvent::ModelCall {
+                        scenario,
+                        call,
+                        cost_usd,
+                    });
+                }
+                RunEvent::Summary {
+                    summary: said.summary,
+                    suggestions: said.suggestions,
+                    problems: said.problems,
+                }
+            }
             Err(problem) => RunEvent::Summary {
                 summary: None,
                 suggestions: Vec::new(),

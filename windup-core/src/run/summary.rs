@@ -26,6 +26,8 @@ pub struct Summaries {
     pub suggestions: Vec<(String, String)>,
     /// Calls not made (a budget) or answers not usable, in words.
     pub problems: Vec<String>,
+    /// Every call made: what it was about (a scenario id, or `(suite)`), and its cost when priced.
+    pub calls: Vec<(String, LlmCall, Option<f64>)>,
 }
 
 const SYSTEM: &str = "\
@@ -57,6 +59,7 @@ pub async fn summarize(
         settings,
         spend,
         redactor: &redactor,
+        made: std::sync::Mutex::new(Vec::new()),
     };
     let mut summaries = Summaries::default();
     for (scenario, result) in runs {
@@ -108,6 +111,7 @@ pub async fn summarize(
         Ok(answer) => summaries.summary = Some(answer),
         Err(problem) => summaries.problems.push(problem),
     }
+    summaries.calls = ask.made.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(summaries)
 }
 
@@ -118,6 +122,8 @@ struct Ask<'a> {
     settings: &'a Settings,
     spend: &'a RunSpend,
     redactor: &'a Redactor,
+    /// The calls made so far.
+    made: std::sync::Mutex<Vec<(String, LlmCall, Option<f64>)>>,
 }
 
 impl Ask<'_> {
@@ -157,6 +163,17 @@ impl Ask<'_> {
         let mut calls: Vec<LlmCall> = Vec::new();
         let cost = record(self.client, self.prices, purpose, &called, None, &mut calls);
         self.spend.charge(cost);
+        let today = OffsetDateTime::now_utc().date();
+        self.made
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(calls.iter().map(|call| {
+                (
+                    subject.to_owned(),
+                    call.clone(),
+                    self.prices.cost(call, today),
+                )
+            }));
         let entry = RunRecord {
             run_id: ledger::new_run_id(),
             scenario_id: subject.to_owned(),
