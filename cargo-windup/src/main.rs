@@ -15,7 +15,7 @@ use windup_core::config::Settings;
 use windup_core::executor::NoValues;
 use windup_core::failure::relative;
 use windup_core::plan::{Plan, Rules};
-use windup_core::reporters::Terminal;
+use windup_core::reporters::{Terminal, count};
 use windup_core::runner::exec_options;
 use windup_core::suite::{Finished, Selection, Suite, SuiteError};
 use windup_core::{Browser, Executor};
@@ -629,15 +629,6 @@ async fn exec(plans: &[PathBuf], base_url: Option<String>, headed: bool) -> Resu
         Ok(())
     } else {
         Err(CliError::Failed)
-    }
-}
-
-/// `1 action`, `2 actions`.
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
 

@@ -728,9 +728,7 @@ fn vanished_is_fine(result: Result<(), CacheError>) -> Result<(), CacheError> {
     }
 }
 
-pub(crate) fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
+pub(crate) use crate::ledger::millis;
 
 /// A scenario naming an account the configuration lacks fails before any browser work.
 fn account_problem(settings: &Settings, scenario: &Scenario) -> Option<Failure> {

@@ -178,7 +178,7 @@ impl Ask<'_> {
             run_id: ledger::new_run_id(),
             scenario_id: subject.to_owned(),
             started_at,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            duration_ms: ledger::millis(started.elapsed()),
             outcome: ledger::Outcome::Passed,
             failure_class: None,
             cache: CacheOutcome::Hit,

@@ -266,6 +266,11 @@ fn check_name(field: &'static str, value: &str) -> Result<(), RecordProblem> {
     }
 }
 
+/// A duration in whole milliseconds, as records and reports keep it.
+pub fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// `at` as a record's `started_at`: RFC 3339 in UTC.
 pub fn started_at(at: OffsetDateTime) -> String {
     at.to_offset(UtcOffset::UTC)

@@ -465,7 +465,7 @@ pub fn record(
             model: client.model().to_owned(),
             input_tokens: attempt.usage.input_tokens,
             output_tokens: attempt.usage.output_tokens,
-            latency_ms: u64::try_from(attempt.latency.as_millis()).unwrap_or(u64::MAX),
+            latency_ms: crate::ledger::millis(attempt.latency),
             retry: if i == 0 {
                 retry
             } else {

@@ -19,19 +19,7 @@ fn target(selector: &str, tag: &str, role: Option<&str>, name: Option<&str>) -> 
 }
 
 fn action(id: &str, kind: ActionKind) -> Action {
-    Action {
-        id: id.to_owned(),
-        kind,
-        target: None,
-        value: None,
-        value_ref: None,
-        url: None,
-        key: None,
-        use_fragment: None,
-        expect: Vec::new(),
-        timeout_ms: None,
-        step: None,
-    }
+    Action::new(id, kind)
 }
 
 #[test]

@@ -33,7 +33,7 @@ pub(super) fn action_reports(
                 frames: target
                     .map(|target| target.frames.clone())
                     .unwrap_or_default(),
-                duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
+                duration_ms: crate::ledger::millis(record.duration),
                 screenshot: record.screenshot.clone(),
             }
         })

@@ -146,7 +146,7 @@ pub fn scenario_report(
         message,
         failed_step: details.failed_step.clone(),
         screenshot: details.screenshot.clone(),
-        duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
+        duration_ms: crate::ledger::millis(result.duration),
         cache: result.cache(),
         actions: actions::action_reports(scenario, details.plan.as_ref(), &details.actions),
         plan: details.plan.clone(),

@@ -13,7 +13,7 @@ use crate::secrets::{self, Leak};
 
 mod terminal;
 
-pub use terminal::{Terminal, lines};
+pub use terminal::{Terminal, count, lines};
 
 /// A reporter the suite keeps a handle on, to ask it for what it made once the events stop.
 pub(crate) struct Shared<R>(pub Arc<Mutex<R>>);

@@ -143,7 +143,7 @@ fn finished(result: &ScenarioResult) -> Vec<Line> {
 }
 
 /// `1 scenario`, `2 scenarios`.
-pub(crate) fn count(n: usize, noun: &str) -> String {
+pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
