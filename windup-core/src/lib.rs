@@ -6,7 +6,7 @@
 //! ones above it in this list (docs/architecture.md; `tests/layers.rs` keeps it so):
 //!
 //! 1. **model** (`src/model/`): plain data and parsing, no I/O — [`plan`], [`steps`],
-//!    [`scenario`], [`secret`].
+//!    [`scenario`], [`secret`], [`invariant`].
 //! 2. **boundaries**: one outside thing each — [`browser`] (the only user of fantoccini),
 //!    [`llm`] (model providers).
 //! 3. **settings**: [`config`], read once at the edge and handed down.
@@ -19,6 +19,8 @@
 #![warn(unreachable_pub)]
 
 // model
+#[path = "model/invariant/mod.rs"]
+pub mod invariant;
 #[path = "model/plan/mod.rs"]
 pub mod plan;
 #[path = "model/scenario/mod.rs"]

@@ -1,0 +1,127 @@
+//! What the page showed at one moment, as the browser extracted it for a set of probes: plain
+//! data, so a predicate is checked (and a finding explained) without the browser.
+
+use serde::{Deserialize, Serialize};
+
+/// What a predicate asks the page for: the text, or the input value, of every visible element
+/// matching a CSS selector (open shadow roots and same-origin frames seen through).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Probe {
+    pub selector: String,
+    pub field: Field,
+}
+
+/// Which property of the matches a probe reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    /// The rendered text (`innerText`), trimmed, runs of white space as one space.
+    Text,
+    /// The current value of an input, select or text area; `true`/`false` for a checkbox or
+    /// radio.
+    Value,
+}
+
+/// One probe's answer: what every visible match held, in document order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Found {
+    #[serde(flatten)]
+    pub probe: Probe,
+    pub texts: Vec<String>,
+}
+
+/// The page at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Observation {
+    pub url: String,
+    pub title: String,
+    /// The HTTP status of the document, when the browser tells it; 0 when unknown.
+    pub status: u16,
+    pub found: Vec<Found>,
+    /// What happened in the page since the previous observation.
+    pub events: PageEvents,
+    /// Visible texts that show a value gone wrong in rendering: `NaN`, `undefined`, `null`,
+    /// `[object Object]`.
+    pub broken_texts: Vec<String>,
+    /// Visible texts that show a negative amount of money (`-$5.00`).
+    pub negative_amounts: Vec<String>,
+}
+
+impl Observation {
+    /// What `probe` found, if it was asked.
+    pub fn texts(&self, probe: &Probe) -> Option<&[String]> {
+        self.found
+            .iter()
+            .find(|found| &found.probe == probe)
+            .map(|found| found.texts.as_slice())
+    }
+
+    /// The URL's path, with its `#fragment` when it has one (`/#/active`), as surfaces match it.
+    pub fn location(&self) -> String {
+        location_of(&self.url)
+    }
+}
+
+/// The path of `url` followed by its `?query` and `#fragment` when present; `url` itself when
+/// it is not absolute.
+pub fn location_of(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(parsed) => {
+            let mut location = parsed.path().to_owned();
+            if let Some(query) = parsed.query() {
+                location.push('?');
+                location.push_str(query);
+            }
+            if let Some(fragment) = parsed.fragment() {
+                location.push('#');
+                location.push_str(fragment);
+            }
+            location
+        }
+        Err(_) => url.to_owned(),
+    }
+}
+
+/// What the page did on its own: the signs of a broken app that no assertion names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PageEvents {
+    /// Uncaught exceptions and unhandled promise rejections, as their messages.
+    pub errors: Vec<String>,
+    /// What the page wrote with `console.error`.
+    pub console_errors: Vec<String>,
+    /// Dialogs the page opened (`alert: text`, `confirm: text`, `prompt: text`).
+    pub dialogs: Vec<String>,
+    /// The page's own requests (same origin) that failed or answered 4xx/5xx.
+    pub failed_requests: Vec<FailedRequest>,
+    /// Markers set by injected markup that ran: the value each injection carried.
+    pub markers: Vec<String>,
+}
+
+impl PageEvents {
+    pub fn is_empty(&self) -> bool {
+        self == &PageEvents::default()
+    }
+}
+
+/// A request of the page that did not succeed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedRequest {
+    pub method: String,
+    pub url: String,
+    /// The HTTP status; 0 for a network failure.
+    pub status: u16,
+}
+
+/// The action a transition predicate is checked around, as `action.kind`, `action.target`,
+/// `action.value`, `action.key`, `action.url` (empty when the action has none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ActionFacts {
+    pub kind: String,
+    pub target: String,
+    pub value: String,
+    pub key: String,
+    pub url: String,
+}

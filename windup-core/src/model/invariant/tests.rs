@@ -1,0 +1,305 @@
+use std::path::Path;
+
+use super::*;
+
+fn page(url: &str, found: &[(&str, Field, &[&str])]) -> Observation {
+    Observation {
+        url: url.to_owned(),
+        found: found
+            .iter()
+            .map(|(selector, field, texts)| Found {
+                probe: Probe {
+                    selector: (*selector).to_owned(),
+                    field: *field,
+                },
+                texts: texts.iter().map(|t| (*t).to_owned()).collect(),
+            })
+            .collect(),
+        ..Observation::default()
+    }
+}
+
+fn check(source: &str, now: &Observation) -> Verdict {
+    Predicate::parse(source)
+        .expect("the predicate parses")
+        .check(now, None, None)
+}
+
+#[test]
+fn a_state_predicate_reads_counts_numbers_and_money() {
+    let cart = page(
+        "http://shop.test/cart",
+        &[
+            (".total", Field::Text, &["Total: $45.00"]),
+            (".line-total", Field::Text, &["$15.00", "$30.00"]),
+            (".qty", Field::Value, &["1", "2"]),
+        ],
+    );
+    assert_eq!(
+        check(r#"money(".total") == sum(moneys(".line-total"))"#, &cart),
+        Verdict::Holds
+    );
+    assert_eq!(
+        check(r#"inputs(".qty").all(q, int(q) >= 1)"#, &cart),
+        Verdict::Holds
+    );
+    let wrong = page(
+        "http://shop.test/cart",
+        &[
+            (".total", Field::Text, &["Total: $30.00"]),
+            (".line-total", Field::Text, &["$15.00", "$30.00"]),
+        ],
+    );
+    match check(r#"money(".total") == sum(moneys(".line-total"))"#, &wrong) {
+        Verdict::Violated { seen } => assert_eq!(
+            seen,
+            [
+                r#"money(".total") = 3000"#,
+                r#"moneys(".line-total") = [1500, 3000]"#
+            ]
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn rules_for_a_list_app_we_did_not_write() {
+    let todo = page(
+        "http://todo.test/#/active",
+        &[
+            (".todo-count strong", Field::Text, &["2"]),
+            (
+                ".todo-list li:not(.completed)",
+                Field::Text,
+                &["Buy milk", "Walk"],
+            ),
+            (".todo-list li.completed", Field::Text, &[]),
+            (".new-todo", Field::Value, &[""]),
+            (".todo-list li", Field::Text, &["Buy milk", "Walk"]),
+        ],
+    );
+    // The counter shows the number of unchecked items.
+    assert_eq!(
+        check(
+            r#"number(".todo-count strong") == count(".todo-list li:not(.completed)")"#,
+            &todo
+        ),
+        Verdict::Holds
+    );
+    // A filter shows exactly the items in that state.
+    assert_eq!(
+        check(
+            r##"hash != "#/active" || count(".todo-list li.completed") == 0"##,
+            &todo
+        ),
+        Verdict::Holds
+    );
+    // Adding an item grows the list by one and clears the input.
+    let before = page(
+        "http://todo.test/#/active",
+        &[
+            (".todo-list li", Field::Text, &["Buy milk"]),
+            (".new-todo", Field::Value, &["Walk"]),
+        ],
+    );
+    let grows = Predicate::parse(
+        r#"count(".todo-list li") == before.count(".todo-list li") + 1 && input(".new-todo") == """#,
+    )
+    .expect("parses");
+    assert!(grows.is_transition());
+    let press = ActionFacts {
+        kind: "press".to_owned(),
+        key: "Enter".to_owned(),
+        ..ActionFacts::default()
+    };
+    assert_eq!(
+        grows.check(&todo, Some(&before), Some(&press)),
+        Verdict::Holds
+    );
+    assert!(matches!(
+        grows.check(&before, Some(&before), Some(&press)),
+        Verdict::Violated { .. }
+    ));
+    // Without a before, a transition predicate says nothing.
+    assert!(matches!(
+        grows.check(&todo, None, None),
+        Verdict::NotApplicable { .. }
+    ));
+}
+
+#[test]
+fn the_line_total_is_price_times_quantity() {
+    let line = page(
+        "http://shop.test/cart",
+        &[
+            (".price", Field::Text, &["$4.50"]),
+            (".qty", Field::Value, &["3"]),
+            (".line-total", Field::Text, &["$13.50"]),
+        ],
+    );
+    assert_eq!(
+        check(
+            r#"money(".price") * int(input(".qty")) == money(".line-total")"#,
+            &line
+        ),
+        Verdict::Holds
+    );
+}
+
+#[test]
+fn a_missing_element_makes_a_scalar_predicate_not_applicable() {
+    let empty = page("http://shop.test/", &[(".total", Field::Text, &[])]);
+    assert!(matches!(
+        check(r#"money(".total") > 0"#, &empty),
+        Verdict::NotApplicable { .. }
+    ));
+    // A count of nothing is zero, not "not applicable".
+    assert!(matches!(
+        check(r#"count(".total") == 1"#, &empty),
+        Verdict::Violated { .. }
+    ));
+}
+
+#[test]
+fn page_events_are_variables() {
+    let mut broken = page("http://shop.test/", &[]);
+    broken
+        .events
+        .errors
+        .push("TypeError: x is undefined".to_owned());
+    broken.events.failed_requests.push(FailedRequest {
+        method: "POST".to_owned(),
+        url: "http://shop.test/api".to_owned(),
+        status: 500,
+    });
+    assert!(matches!(
+        check("size(errors) == 0", &broken),
+        Verdict::Violated { .. }
+    ));
+    assert!(matches!(
+        check("failed_requests.all(r, r.status < 500)", &broken),
+        Verdict::Violated { .. }
+    ));
+    assert_eq!(check("size(markers) == 0", &broken), Verdict::Holds);
+}
+
+#[test]
+fn a_predicate_names_only_what_a_page_has() {
+    let cases = [
+        ("count(.row) == 1", "takes one CSS selector"),
+        ("count('.a') ==", "does not parse"),
+        ("count(selector) == 1", "takes one CSS selector"),
+        ("count('') == 1", "takes one CSS selector"),
+        ("total == 3", "`total` is not something a page has"),
+        (
+            "before.total == 3",
+            "`before.total` is not something a page had",
+        ),
+        ("x.count('.a') == 1", "only `before.` may come before it"),
+        ("length(texts('.a')) == 1", "`length` is not a function"),
+    ];
+    for (source, wanted) in cases {
+        let err = Predicate::parse(source).expect_err(source);
+        assert!(err.message.contains(wanted), "{source}: {}", err.message);
+        assert!(!err.hint.is_empty(), "{source}");
+    }
+    for (source, column) in [
+        ("count('.a') == total", 16),
+        ("total", 1),
+        ("1 == 2 && x", 11),
+    ] {
+        let err = Predicate::parse(source).expect_err("unknown");
+        assert_eq!(err.column, column, "{source}");
+    }
+}
+
+#[test]
+fn a_type_error_is_a_broken_invariant_not_a_violation() {
+    let page = page("http://shop.test/", &[(".a", Field::Text, &["x"])]);
+    assert!(matches!(
+        check("text('.a') + 1 == 2", &page),
+        Verdict::Broken { .. }
+    ));
+    assert!(matches!(
+        check("count('.a')", &page),
+        Verdict::Broken { .. }
+    ));
+}
+
+#[test]
+fn surfaces_match_path_query_and_fragment() {
+    let cart = Surface::new("/cart", None).unwrap();
+    assert!(cart.covers("http://shop.test/cart", None));
+    assert!(cart.covers("http://shop.test/cart?coupon=x", None));
+    assert!(!cart.covers("http://shop.test/carts", None));
+    let active = Surface::new("/#/active", None).unwrap();
+    assert!(active.covers("http://todo.test/#/active", None));
+    assert!(!active.covers("http://todo.test/#/completed", None));
+    let everywhere = Surface::everywhere();
+    assert!(everywhere.covers("http://todo.test/", None));
+    let products = Surface::new("/products/*", Some("sig".to_owned())).unwrap();
+    assert!(products.covers("http://shop.test/products/mug", Some("sig")));
+    assert!(!products.covers("http://shop.test/products/mug", Some("other")));
+}
+
+#[test]
+fn a_guard_makes_an_invariant_not_applicable() {
+    let text = r##"
+invariants:
+  - id: active-shows-unchecked
+    statement: The Active filter shows only unchecked items
+    surface: "/**"
+    when: hash == "#/active"
+    predicate: count(".todo-list li.completed") == 0
+    severity: high
+"##;
+    let invariants = parse(text, Path::new("invariants/todo.yaml")).expect("parses");
+    assert_eq!(invariants.len(), 1);
+    let rule = &invariants[0];
+    assert_eq!(rule.source, Source::User);
+    assert_eq!(rule.severity, Severity::High);
+    let all = page(
+        "http://todo.test/#/",
+        &[(".todo-list li.completed", Field::Text, &["done"])],
+    );
+    assert!(matches!(
+        rule.check(&all, None, None, None),
+        Verdict::NotApplicable { .. }
+    ));
+    let active = Observation {
+        url: "http://todo.test/#/active".to_owned(),
+        ..all
+    };
+    assert!(matches!(
+        rule.check(&active, None, None, None),
+        Verdict::Violated { .. }
+    ));
+}
+
+#[test]
+fn file_errors_are_located() {
+    let text = "invariants:\n  - id: a\n    statement: A\n    predicate: count('.a') == nope\n";
+    let err = parse(text, Path::new("invariants/x.yaml")).expect_err("unknown name");
+    assert_eq!((err.line, err.column), (4, 31));
+    assert!(
+        err.to_string()
+            .starts_with("invariants/x.yaml:4:31: predicate: `nope` is not something"),
+        "{err}"
+    );
+    let text = "invariants:\n  - id: a\n    statment: A\n    predicate: 'true'\n";
+    let err = parse(text, Path::new("invariants/x.yaml")).expect_err("typo");
+    assert_eq!(err.line, 3, "{err}");
+    assert!(err.message.contains("statment"), "{err}");
+    let text = "invariants:\n  - id: 'a b'\n    statement: A\n    predicate: 'true'\n";
+    let err = parse(text, Path::new("x.yaml")).expect_err("bad id");
+    assert_eq!(err.line, 2);
+}
+
+#[test]
+fn an_invariant_round_trips_through_json() {
+    let text = "invariants:\n  - id: a\n    statement: A\n    surface: {url: /cart, signature: s1}\n    predicate: count('.a') >= 0\n";
+    let invariants = parse(text, Path::new("x.yaml")).expect("parses");
+    let json = serde_json::to_string(&invariants).expect("serializes");
+    let back: Vec<Invariant> = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, invariants);
+}
