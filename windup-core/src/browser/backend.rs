@@ -100,4 +100,16 @@ pub(crate) trait Backend: Sync {
         session: &'a Session,
         origins: Vec<String>,
     ) -> BackendFuture<'a, Result<(), BrowserError>>;
+
+    /// Makes every answer from the network arrive `latency` late (`None`: as fast as it
+    /// comes), so that a double click lands before the first click's answer, as on a slow
+    /// connection. `false` when this browser cannot, and a double click is then only as
+    /// fast as the machine.
+    fn slow_network<'a>(
+        &'a self,
+        _session: &'a Session,
+        _latency: Option<std::time::Duration>,
+    ) -> BackendFuture<'a, Result<bool, BrowserError>> {
+        Box::pin(async { Ok(false) })
+    }
 }

@@ -138,6 +138,39 @@ impl Backend for Chromium {
             Ok(())
         })
     }
+
+    fn slow_network<'a>(
+        &'a self,
+        session: &'a Session,
+        latency: Option<std::time::Duration>,
+    ) -> BackendFuture<'a, Result<bool, BrowserError>> {
+        Box::pin(Chromium::emulate_latency(session, latency))
+    }
+}
+
+impl Chromium {
+    /// DevTools' network emulation: extra latency on every answer, none when `latency` is
+    /// `None`. Only a session this process started is known to pass DevTools commands.
+    async fn emulate_latency(
+        session: &Session,
+        latency: Option<std::time::Duration>,
+    ) -> Result<bool, BrowserError> {
+        if !session.local {
+            return Ok(false);
+        }
+        let ms = latency.map_or(0, |l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX));
+        if latency.is_some() {
+            cdp(session, "Network.enable", json!({})).await?;
+        }
+        let params = json!({
+            "offline": false,
+            "latency": ms,
+            "downloadThroughput": -1,
+            "uploadThroughput": -1,
+        });
+        cdp(session, "Network.emulateNetworkConditions", params).await?;
+        Ok(true)
+    }
 }
 
 /// The `ERR_…` code in a chromedriver error such as `unknown error: net::ERR_CONNECTION_REFUSED`.

@@ -13,7 +13,7 @@ pub(crate) mod scripts;
 mod snapshot;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -339,6 +339,9 @@ pub struct Session {
     _profile: tempfile::TempDir,
 }
 
+/// How late every answer from the network arrives during a double click.
+pub const SLOW_ANSWER: Duration = Duration::from_millis(400);
+
 impl Session {
     fn backend(&self) -> &'static dyn Backend {
         self.kind.backend()
@@ -492,6 +495,85 @@ impl Session {
             .perform_actions(mouse)
             .await
             .map_err(|e| BrowserError::command(format!("hover {}", element.described), e))
+    }
+
+    /// Double-clicks an element that passed the gate as a person does on a slow connection:
+    /// two clicks 100 ms apart while every answer from the network takes [`SLOW_ANSWER`], so
+    /// the second click lands before the first one's answer (the double submit). Waits for
+    /// the answers before the network is fast again.
+    pub async fn double_click(&self, element: &Actionable) -> Result<(), BrowserError> {
+        use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+        let during = || format!("double-click {}", element.described);
+        let slowed = self.backend().slow_network(self, Some(SLOW_ANSWER)).await?;
+        self.execute("mark the page", "window.__windupClicked = true;", vec![])
+            .await?;
+        let left = MOUSE_BUTTON_LEFT;
+        let clicks = MouseActions::new("windup-mouse".to_owned())
+            .then(PointerAction::MoveToElement {
+                element: element.element.clone(),
+                duration: None,
+                x: 0.0,
+                y: 0.0,
+            })
+            .then(PointerAction::Down { button: left })
+            .then(PointerAction::Up { button: left })
+            .then(PointerAction::Pause {
+                duration: Duration::from_millis(100),
+            })
+            .then(PointerAction::Down { button: left })
+            .then(PointerAction::Up { button: left });
+        let clicked = self.client.perform_actions(clicks).await;
+        if slowed {
+            self.await_answers().await;
+            self.backend().slow_network(self, None).await?;
+        }
+        clicked.map_err(|e| BrowserError::command(during(), e))
+    }
+
+    /// Waits until a new document has loaded after a double click, or until answers slowed by
+    /// [`SLOW_ANSWER`] would all have arrived (the clicks may not navigate at all).
+    async fn await_answers(&self) {
+        let deadline = Instant::now() + SLOW_ANSWER * 3;
+        let loaded = "return !window.__windupClicked && document.readyState === 'complete';";
+        while Instant::now() < deadline {
+            if let Ok(Value::Bool(true)) = self.execute("wait for the page", loaded, vec![]).await {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Reloads the page as the browser's reload button does, and waits for it to load.
+    pub async fn reload(&self) -> Result<Opened, BrowserError> {
+        self.leave_frames().await?;
+        self.client
+            .refresh()
+            .await
+            .map_err(|e| BrowserError::command("reload the page", e))?;
+        self.landed().await
+    }
+
+    /// Goes back one page in the history, and waits for it to load.
+    pub async fn back(&self) -> Result<Opened, BrowserError> {
+        self.leave_frames().await?;
+        self.client
+            .back()
+            .await
+            .map_err(|e| BrowserError::command("go back", e))?;
+        self.landed().await
+    }
+
+    /// What the page a reload or a back opened is; the browser's error page is an error.
+    async fn landed(&self) -> Result<Opened, BrowserError> {
+        let page = self.opened().await?;
+        let url = self.current_url().await?.to_string();
+        if let Some(code) = page.error {
+            return Err(BrowserError::Navigation(Unreachable { url, code }));
+        }
+        self.remember_origin(&url);
+        Ok(Opened {
+            status: page.status,
+        })
     }
 
     /// A PNG of the viewport, written to `path` (parent directories created).

@@ -467,6 +467,16 @@ impl<'a> Executor<'a> {
                 let element = gated(GateMode::Hover).await?;
                 browser(self.session.hover(&element).await)?;
             }
+            ActionKind::DoubleClick => {
+                let element = gated(GateMode::Click).await?;
+                browser(self.session.double_click(&element).await)?;
+            }
+            ActionKind::Reload => {
+                self.session.reload().await.map_err(navigation)?;
+            }
+            ActionKind::Back => {
+                self.session.back().await.map_err(navigation)?;
+            }
             ActionKind::Use => self.use_fragment(scenario, action).await?,
         }
         Ok(())

@@ -397,6 +397,12 @@ fn kind_and_lookup(step: &StepKind) -> (ActionKind, Option<Lookup<'_>>) {
         StepKind::Hover { name, within } => {
             (ActionKind::Hover, Some(named(name, within, Purpose::Hover)))
         }
+        StepKind::DoubleClick { name, within } => {
+            let lookup = named(name, within, Purpose::Click);
+            (ActionKind::DoubleClick, Some(lookup))
+        }
+        StepKind::Reload => (ActionKind::Reload, None),
+        StepKind::Back => (ActionKind::Back, None),
         StepKind::ByRole { verb, role, within } => by_role(*verb, role, within),
         StepKind::Press { .. } => (ActionKind::Press, None),
         StepKind::WaitFor { name, within } => {
@@ -425,6 +431,9 @@ fn set_fields(step: &StepKind, action: &mut Action) {
         | StepKind::Check { .. }
         | StepKind::Uncheck { .. }
         | StepKind::Hover { .. }
+        | StepKind::DoubleClick { .. }
+        | StepKind::Reload
+        | StepKind::Back
         | StepKind::ByRole { .. }
         | StepKind::WaitFor { .. } => {}
     }

@@ -161,11 +161,18 @@ pub enum ActionKind {
     Use,
     /// Moves the pointer over the target, for controls that show only on hover.
     Hover,
+    /// Two clicks in quick succession, as a person double-clicks (a double submit).
+    DoubleClick,
+    /// Reloads the page, as the browser's reload button does (a page that answered a form
+    /// posts it again).
+    Reload,
+    /// Goes back one page in the session's history.
+    Back,
 }
 
 impl ActionKind {
     /// Every action type, in the order the schema lists them.
-    pub const ALL: [ActionKind; 10] = [
+    pub const ALL: [ActionKind; 13] = [
         ActionKind::Goto,
         ActionKind::Click,
         ActionKind::Fill,
@@ -176,6 +183,9 @@ impl ActionKind {
         ActionKind::WaitFor,
         ActionKind::Use,
         ActionKind::Hover,
+        ActionKind::DoubleClick,
+        ActionKind::Reload,
+        ActionKind::Back,
     ];
 
     /// The name used in plans and messages.
@@ -191,6 +201,9 @@ impl ActionKind {
             ActionKind::WaitFor => "wait_for",
             ActionKind::Use => "use",
             ActionKind::Hover => "hover",
+            ActionKind::DoubleClick => "double_click",
+            ActionKind::Reload => "reload",
+            ActionKind::Back => "back",
         }
     }
 
@@ -205,6 +218,7 @@ impl ActionKind {
                 | ActionKind::Uncheck
                 | ActionKind::WaitFor
                 | ActionKind::Hover
+                | ActionKind::DoubleClick
         )
     }
 }

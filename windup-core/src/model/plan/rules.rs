@@ -170,11 +170,13 @@ fn takes(kind: ActionKind) -> Takes {
     };
     match kind {
         ActionKind::Goto => Takes { url: true, ..none },
+        ActionKind::Reload | ActionKind::Back => none,
         ActionKind::Click
         | ActionKind::Check
         | ActionKind::Uncheck
         | ActionKind::WaitFor
-        | ActionKind::Hover => Takes {
+        | ActionKind::Hover
+        | ActionKind::DoubleClick => Takes {
             target: true,
             ..none
         },

@@ -8,7 +8,8 @@
 //! select "OPTION" in "FIELD"          expect text "TEXT" | no text "TEXT" | url GLOB
 //! check "NAME" [in "CONTAINER"]       expect "FIELD" value "TEXT"
 //! uncheck "NAME" [in "CONTAINER"]     expect "NAME" visible | hidden
-//! hover "NAME" [in "CONTAINER"]
+//! hover "NAME" [in "CONTAINER"]     double-click "NAME" [in "CONTAINER"]
+//! reload                              go back
 //! click|check|uncheck|hover ROLE in "CONTAINER"   (a control with no name: `check checkbox in "Buy milk"`)
 //! ```
 //!
@@ -84,6 +85,15 @@ pub enum StepKind {
         name: String,
         within: Option<String>,
     },
+    /// `double-click "NAME" [in "CONTAINER"]`: two clicks in quick succession.
+    DoubleClick {
+        name: String,
+        within: Option<String>,
+    },
+    /// `reload`: the browser's reload button.
+    Reload,
+    /// `go back`: the browser's back button.
+    Back,
     /// `click|check|uncheck|hover ROLE in "CONTAINER"`: a control with no name of its own,
     /// named by what it is and where it is (`check checkbox in "Buy milk"`).
     ByRole {
@@ -110,6 +120,9 @@ impl StepKind {
             StepKind::Use { .. } => "use",
             StepKind::Expect(_) => "expect",
             StepKind::Hover { .. } => "hover",
+            StepKind::DoubleClick { .. } => "double-click",
+            StepKind::Reload => "reload",
+            StepKind::Back => "go back",
             StepKind::ByRole { verb, .. } => verb.as_str(),
         }
     }
@@ -202,8 +215,20 @@ pub struct StepError {
 
 /// The verbs a step may start with, as written.
 pub const VERBS: &[&str] = &[
-    "go to", "click", "fill", "select", "check", "uncheck", "press", "wait for", "use", "expect",
+    "go to",
+    "click",
+    "fill",
+    "select",
+    "check",
+    "uncheck",
+    "press",
+    "wait for",
+    "use",
+    "expect",
     "hover",
+    "double-click",
+    "reload",
+    "go back",
 ];
 
 /// Parses one step line, e.g. `click "Add to cart" in "Rust mug"`.

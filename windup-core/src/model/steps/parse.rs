@@ -14,6 +14,9 @@ const PRESS: &str = "press KEY";
 const WAIT_FOR: &str = r#"wait for "NAME" [in "CONTAINER"]"#;
 const USE: &str = "use FRAGMENT";
 const HOVER: &str = r#"hover "NAME" [in "CONTAINER"]"#;
+const DOUBLE_CLICK: &str = r#"double-click "NAME" [in "CONTAINER"]"#;
+const RELOAD: &str = "reload";
+const GO_BACK: &str = "go back";
 
 /// Words people reach for instead of a verb, and the verb they mean.
 const VERB_SYNONYMS: &[(&str, &str)] = &[
@@ -42,6 +45,9 @@ const VERB_SYNONYMS: &[(&str, &str)] = &[
     ("include", "use"),
     ("point", "hover"),
     ("mouseover", "hover"),
+    ("dblclick", "double-click"),
+    ("refresh", "reload"),
+    ("back", "go back"),
 ];
 
 /// Key names people write, and the canonical name they mean.
@@ -77,6 +83,21 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
     }
     let verb = first.text.to_lowercase();
     let kind = match verb.as_str() {
+        "go" if c.at_keyword("back") => {
+            c.next();
+            c.finish(GO_BACK)?;
+            StepKind::Back
+        }
+        "reload" => {
+            c.finish(RELOAD)?;
+            StepKind::Reload
+        }
+        "double-click" => {
+            let name = c.quoted("name", "\"double-click\"", DOUBLE_CLICK, false)?;
+            let within = c.within(DOUBLE_CLICK)?;
+            c.finish(DOUBLE_CLICK)?;
+            StepKind::DoubleClick { name, within }
+        }
         "go" => {
             c.keyword("to", "\"go\"", GO_TO)?;
             let path = c.path()?;

@@ -638,3 +638,20 @@ fn a_role_without_a_container_or_a_hover_without_a_name_is_located() {
     let err = parse_step("mouseover \"Buy milk\"").unwrap_err();
     assert!(err.hint.contains("did you mean `hover`?"), "{err:?}");
 }
+
+#[test]
+fn double_click_reload_and_back_parse() {
+    assert_eq!(
+        parse_step(r#"double-click "Place order""#),
+        Ok(StepKind::DoubleClick {
+            name: "Place order".to_owned(),
+            within: None
+        })
+    );
+    assert_eq!(parse_step("reload"), Ok(StepKind::Reload));
+    assert_eq!(parse_step("Go back"), Ok(StepKind::Back));
+    let err = parse_step("reload now").unwrap_err();
+    assert!(err.hint.contains("reload"), "{err:?}");
+    let err = parse_step("refresh").unwrap_err();
+    assert!(err.hint.contains("did you mean `reload`?"), "{err:?}");
+}
