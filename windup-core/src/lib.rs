@@ -8,7 +8,7 @@
 //! 1. **model** (`src/model/`): plain data and parsing, no I/O — [`plan`], [`steps`],
 //!    [`scenario`], [`secret`], [`invariant`].
 //! 2. **boundaries**: one outside thing each — [`browser`] (the only user of fantoccini),
-//!    [`llm`] (model providers).
+//!    [`llm`] (model providers), [`store`] (the SQLite store of audits).
 //! 3. **settings**: [`config`], read once at the edge and handed down.
 //! 4. **engine** (`src/engine/`): the work — [`executor`], [`verifier`], [`planner`], [`cache`],
 //!    [`lockfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`].
@@ -33,6 +33,7 @@ pub mod steps;
 // boundaries
 pub mod browser;
 pub mod llm;
+pub mod store;
 
 // settings
 pub mod config;
