@@ -23,8 +23,8 @@ pub use windup_core::suite::{Finished, Selection, Suite, SuiteError};
 pub use windup_macros::main;
 
 /// The engine under the front door: the browser boundary, the executor and verifier, the
-/// planners, the plan cache, lockfiles, the ledger and the reports, layer by layer as
-/// docs/architecture.md describes them.
+/// planners, the plan cache, lockfiles, the ledger, the audit store and the reports, layer by
+/// layer as docs/architecture.md describes them.
 pub mod engine {
     pub use windup_core::{
         Browser, BrowserConfig, BrowserError, ExecOptions, Execution, Executor, Session,
@@ -33,7 +33,7 @@ pub mod engine {
     pub use windup_core::{
         browser, cache, config, events, executor, failure, fragments, harness, init, ledger, llm,
         lockfile, plan, planner, pool, report, reporters, runner, scenario, secret, secrets,
-        signature, steps, suite, summary, verifier,
+        signature, steps, store, suite, summary, verifier,
     };
 }
 

@@ -127,6 +127,7 @@ impl AuditStore {
                 held.remove();
             }
         }
+        owner::sweep(&dir);
         marked.sort();
         Ok(marked)
     }
@@ -233,13 +234,19 @@ impl AuditStore {
         let Some(seq) = seq else {
             return Err(self.unknown_run(run));
         };
+        let Some(number) = u64::try_from(seq).ok().filter(|&number| number > 0) else {
+            return Err(StoreError::Corrupt {
+                path: self.path.clone(),
+                detail: format!("run {run} counts {seq} events"),
+            });
+        };
         tx.execute(
             "INSERT INTO events (run, seq, name, json, at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![run.0, seq, name, json, at],
         )
         .map_err(sql)?;
         tx.commit().map_err(sql)?;
-        Ok(seq.unsigned_abs())
+        Ok(number)
     }
 
     /// The events of a run after `after_seq`, in order, at most `limit` of them: from the

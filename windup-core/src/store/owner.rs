@@ -9,10 +9,12 @@
 //! writer's pid means nothing to the reader, and not where `/proc` is missing; a lock on a
 //! file of the store's own directory works wherever the store's file does.
 //!
-//! A lock file appears only already locked: it is created with `O_EXCL` and locked before its
-//! token is written to any run, and the owner removes it (before closing it) when the store
-//! is dropped. A checker that finds a lock free holds it while it marks the owner's runs
-//! interrupted and then removes the file. When anything is uncertain (the file cannot be
+//! A lock file appears under its token's name only already locked (it is locked under a
+//! private name, then linked into place), before the token is written to any run, and it
+//! disappears only once its owner is gone: the owner removes it (before closing it) when the
+//! store is dropped, and a checker that finds a lock free holds it while it marks the owner's
+//! runs interrupted, then removes the file. So a missing lock file means a gone owner too
+//! (the directory must not be deleted while audits run), and a free one can be swept away. When anything is uncertain (the file cannot be
 //! read, the filesystem has no `flock`), the owner counts as alive: a live run must never be
 //! marked interrupted.
 
@@ -49,24 +51,31 @@ impl Owner {
                 .map_or(0, |since| since.as_nanos());
             let n = TAKEN.fetch_add(1, Ordering::Relaxed);
             let token = format!("{}-{nanos:x}-{n}", std::process::id());
-            let path = dir.join(&token);
+            // Locked under a private name, then linked into place: a lock file under its
+            // token's name is locked from the moment it exists, so a free one is a dead one.
+            let private = dir.join(format!(".{token}.new"));
             let created = OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .mode(0o644)
-                .open(&path);
+                .open(&private);
             let file = match created {
                 Ok(file) => file,
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(err) => return Err((path, err)),
+                Err(err) => return Err((private, err)),
             };
-            let lock = Held { path, file };
-            if let Err(err) = flock(&lock.file, libc::LOCK_EX | libc::LOCK_NB) {
-                let path = lock.path.clone();
-                lock.remove();
-                return Err((path, err));
+            let path = dir.join(&token);
+            let placed = flock(&file, libc::LOCK_EX | libc::LOCK_NB)
+                .and_then(|()| std::fs::hard_link(&private, &path));
+            let _ = std::fs::remove_file(&private);
+            match placed {
+                Ok(()) => {
+                    let lock = Held { path, file };
+                    return Ok(Owner { token, lock });
+                }
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(err) => return Err((path, err)),
             }
-            return Ok(Owner { token, lock });
         }
     }
 
@@ -120,6 +129,23 @@ pub(super) fn check(dir: &Path, token: &str) -> Liveness {
     match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
         Ok(()) => Liveness::Gone(Some(Held { path, file })),
         Err(_) => Liveness::Alive,
+    }
+}
+
+/// Removes the lock files of gone owners that no running run names any more (an owner that
+/// died after finishing its runs, or before starting one).
+pub(super) fn sweep(dir: &Path) {
+    let Ok(items) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for item in items.map_while(Result::ok) {
+        let name = item.file_name();
+        let Some(token) = name.to_str().filter(|name| is_token(name)) else {
+            continue;
+        };
+        if let Liveness::Gone(Some(held)) = check(dir, token) {
+            held.remove();
+        }
     }
 }
 

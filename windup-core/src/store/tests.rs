@@ -590,6 +590,7 @@ fn runs_of_a_gone_owner_are_interrupted_on_open() {
     // A lock file whose process died (nobody holds its lock), one whose file is gone, and a
     // token that is not one: each owner is gone. The last must not make the store touch a file.
     std::fs::write(owners.join("1-abc-0"), "").expect("a dead owner's lock file");
+    std::fs::write(owners.join("3-aaa-0"), "").expect("one that no run names");
     let outside = path.with_file_name("outside");
     std::fs::write(&outside, "keep me").expect("a file outside");
     let dead = orphan(&path, "1-abc-0");
@@ -607,6 +608,19 @@ fn runs_of_a_gone_owner_are_interrupted_on_open() {
     assert!(
         !owners.join("1-abc-0").exists(),
         "the dead owner's lock file is cleaned up"
+    );
+    assert!(
+        !owners.join("3-aaa-0").exists(),
+        "a lock file no run names is swept"
+    );
+    let left: Vec<_> = std::fs::read_dir(&owners)
+        .expect("the owners' directory")
+        .map(|item| item.expect("an entry").file_name())
+        .collect();
+    assert_eq!(
+        left.len(),
+        1,
+        "only the live owner's lock is left: {left:?}"
     );
     assert_eq!(
         std::fs::read_to_string(&outside).expect("still there"),
