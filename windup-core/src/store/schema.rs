@@ -110,14 +110,14 @@ fn open_error(path: &Path, err: rusqlite::Error) -> StoreError {
 /// Fails unless the file is empty, or an audit store of a schema this build reads.
 fn check_identity(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     let sql = |err| StoreError::sql(path, "read the store's header", err);
-    let application_id: i64 = conn
-        .pragma_query_value(None, "application_id", |row| row.get(0))
-        .map_err(sql)?;
-    let version: i64 = conn
-        .pragma_query_value(None, "user_version", |row| row.get(0))
-        .map_err(sql)?;
-    let tables: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+    // One statement, so one snapshot: another process may be creating the store right now.
+    let (application_id, version, tables): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master) \
+             FROM pragma_application_id a, pragma_user_version v",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
         .map_err(sql)?;
     let not_ours = |why: &str| StoreError::NotAStore {
         path: path.to_owned(),

@@ -512,25 +512,29 @@ fn one_store_shared_by_threads_numbers_events_in_order() {
 #[test]
 fn many_connections_create_a_new_store_at_once() {
     const THREADS: usize = 6;
-    let (_dir, path) = temp();
-    let barrier = Arc::new(Barrier::new(THREADS));
-    let handles: Vec<_> = (0..THREADS)
-        .map(|_| {
-            let (path, barrier) = (path.clone(), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                let store = AuditStore::open(&path).expect("open a new store");
-                let run = store.create_run(&new_run(1)).expect("create");
-                store.finish_run(&run, RunStatus::Done, 1).expect("finish");
-                run
+    // A few rounds: the window in which the store is half-created is short.
+    for round in 0..8 {
+        let (_dir, path) = temp();
+        let barrier = Arc::new(Barrier::new(THREADS));
+        let handles: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), Arc::clone(&barrier));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    let store = AuditStore::open(&path).expect("open a new store");
+                    let run = store.create_run(&new_run(1)).expect("create");
+                    store.finish_run(&run, RunStatus::Done, 1).expect("finish");
+                    run
+                })
             })
-        })
-        .collect();
-    let runs: BTreeSet<_> = handles
-        .into_iter()
-        .map(|handle| handle.join().expect("the thread finished"))
-        .collect();
-    assert_eq!(runs, (1001..1001 + THREADS as i64).map(RunId).collect());
+            .collect();
+        let runs: BTreeSet<_> = handles
+            .into_iter()
+            .map(|handle| handle.join().expect("the thread finished"))
+            .collect();
+        let expected = (1001..1001 + THREADS as i64).map(RunId).collect();
+        assert_eq!(runs, expected, "round {round}");
+    }
 }
 
 #[test]
