@@ -14,9 +14,10 @@
 //! disappears only once its owner is gone: the owner removes it (before closing it) when the
 //! store is dropped, and a checker that finds a lock free holds it while it marks the owner's
 //! runs interrupted, then removes the file. So a missing lock file means a gone owner too
-//! (the directory must not be deleted while audits run), and a free one can be swept away. When anything is uncertain (the file cannot be
-//! read, the filesystem has no `flock`), the owner counts as alive: a live run must never be
-//! marked interrupted.
+//! (the directory must not be deleted while audits run), and a free one can be swept away.
+//!
+//! When anything is uncertain (the file cannot be read, the filesystem has no `flock`), the
+//! owner counts as alive: a live run must never be marked interrupted.
 
 use std::fs::{File, OpenOptions};
 use std::io;
