@@ -11,9 +11,9 @@
 //!    [`llm`] (model providers), [`store`] (the SQLite store of audits).
 //! 3. **settings**: [`config`], read once at the edge and handed down.
 //! 4. **engine** (`src/engine/`): the work — [`executor`], [`verifier`], [`planner`], [`cache`],
-//!    [`lockfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`].
+//!    [`lockfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`], [`audit`].
 //! 5. **run** (`src/run/`): orchestration and presentation — [`suite`], [`events`],
-//!    [`runner`], [`failure`], [`pool`], [`reporters`], [`report`], [`summary`].
+//!    [`runner`], [`failure`], [`pool`], [`reporters`], [`report`], [`summary`], [`audit_run`].
 //! 6. **front ends** (`src/front/`): wiring — [`harness`], [`init`].
 
 #![warn(unreachable_pub)]
@@ -39,6 +39,8 @@ pub mod store;
 pub mod config;
 
 // engine
+#[path = "engine/audit/mod.rs"]
+pub mod audit;
 #[path = "engine/cache/mod.rs"]
 pub mod cache;
 #[path = "engine/executor.rs"]
@@ -59,6 +61,8 @@ pub mod signature;
 pub mod verifier;
 
 // run
+#[path = "run/audit.rs"]
+pub mod audit_run;
 #[path = "run/events.rs"]
 pub mod events;
 #[path = "run/failure.rs"]

@@ -4,6 +4,7 @@
 
 mod backend;
 mod chromium;
+mod digest;
 mod driver;
 pub mod install;
 mod keys;
@@ -18,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub use backend::{BrowserKind, Capabilities, Names};
+pub use digest::{Control, FormInfo, PageDigest};
 pub use keys::Key;
 pub use page::{Actionable, GateMode, Probe, ProbeState};
 pub use resolve::{Naming, Purpose, Resolved, Unresolved};

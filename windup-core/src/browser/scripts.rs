@@ -48,6 +48,7 @@ mod tests {
         ("resolve.js", include_str!("js/resolve.js")),
         ("snapshot.js", include_str!("js/snapshot.js")),
         ("structure.js", include_str!("js/structure.js")),
+        ("digest.js", include_str!("js/digest.js")),
     ];
 
     #[test]

@@ -41,6 +41,16 @@ impl Accounts {
         Self { values }
     }
 
+    /// The values of the account `name` (none when there is no such account).
+    pub fn for_account(settings: &Settings, name: &str) -> Self {
+        let values = settings
+            .accounts
+            .get(name)
+            .map(|keys| resolve(keys, &settings.env_file))
+            .unwrap_or_default();
+        Self { values }
+    }
+
     /// Each reference (`account.email`) with its value, for keeping values out of prompts.
     pub fn named(&self) -> Vec<(String, SecretValue)> {
         self.values

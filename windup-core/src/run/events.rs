@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Serialize, Serializer};
 
+use crate::audit::{Budget, Finding, InvariantStatus, Phase as AuditPhase};
 use crate::ledger::LlmCall;
 use crate::plan::{Action, ActionKind};
 use crate::runner::ScenarioResult;
@@ -112,6 +113,65 @@ pub enum RunEvent {
         #[serde(serialize_with = "leak_ref")]
         leak: Leak,
     },
+    /// An audit began: its store id, target, seed, budget and deny list.
+    AuditStarted {
+        run_id: String,
+        target: String,
+        seed: u64,
+        budget: Budget,
+        deny: Vec<String>,
+    },
+    /// The audit moved to another phase.
+    Phase {
+        run_id: String,
+        phase: AuditPhase,
+    },
+    /// Why the audit does what it does next.
+    #[serde(rename = "reason")]
+    Reasoning {
+        run_id: String,
+        text: String,
+    },
+    /// An invariant the audit holds the app to, and its standing.
+    Invariant {
+        run_id: String,
+        invariant: crate::invariant::Invariant,
+        #[serde(flatten)]
+        status: InvariantStatus,
+    },
+    /// An action of an attack.
+    #[serde(rename = "action")]
+    AuditAction {
+        run_id: String,
+        label: String,
+        action: ActionInfo,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        screenshot: Option<PathBuf>,
+    },
+    /// A violation proven: reproduced, shrunk, explained.
+    Finding {
+        run_id: String,
+        finding: Finding,
+    },
+    /// A finding's regression test, written.
+    #[serde(rename = "test")]
+    TestWritten {
+        run_id: String,
+        finding: String,
+        framework: String,
+        path: PathBuf,
+        lockfile: PathBuf,
+    },
+    /// The audit ended.
+    #[serde(rename = "done")]
+    AuditDone {
+        run_id: String,
+        status: String,
+        runtime_ms: u64,
+        findings: usize,
+        actions: usize,
+        stopped_by: String,
+    },
 }
 
 /// Where a scenario's plan comes from.
@@ -199,6 +259,14 @@ impl RunEvent {
             RunEvent::Summary { .. } => "summary",
             RunEvent::Warning { .. } => "warning",
             RunEvent::LeakFound { .. } => "leak_found",
+            RunEvent::AuditStarted { .. } => "audit_started",
+            RunEvent::Phase { .. } => "phase",
+            RunEvent::Reasoning { .. } => "reason",
+            RunEvent::Invariant { .. } => "invariant",
+            RunEvent::AuditAction { .. } => "action",
+            RunEvent::Finding { .. } => "finding",
+            RunEvent::TestWritten { .. } => "test",
+            RunEvent::AuditDone { .. } => "done",
         }
     }
 

@@ -7,6 +7,8 @@
 //!     statement: The cart total is the sum of its lines
 //!     surface: /cart
 //!     predicate: money(".total") == sum(moneys(".line-total"))
+//! inputs:                      # values a tester knows the app accepts, by field
+//!   Coupon code: WELCOME10
 //! ```
 
 use std::collections::BTreeMap;
@@ -33,8 +35,21 @@ pub struct InvariantError {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    #[serde(default)]
     invariants: Vec<RawInvariant>,
+    #[serde(default)]
+    inputs: BTreeMap<String, OneOrMany>,
 }
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Values a tester knows a field accepts, by the field's name or label.
+pub type Inputs = Vec<(String, Vec<String>)>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +91,11 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// Every invariant in the files under `dir`; every file's errors, or an id used twice.
 pub fn load_dir(dir: &Path) -> Result<Vec<Invariant>, Vec<InvariantError>> {
+    load_dir_with_inputs(dir).map(|(invariants, _)| invariants)
+}
+
+/// Every invariant and every known input in the files under `dir`.
+pub fn load_dir_with_inputs(dir: &Path) -> Result<(Vec<Invariant>, Inputs), Vec<InvariantError>> {
     let files = discover(dir).map_err(|err| {
         vec![InvariantError {
             path: dir.to_owned(),
@@ -86,11 +106,13 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Invariant>, Vec<InvariantError>> {
         }]
     })?;
     let mut all = Vec::new();
+    let mut inputs = Vec::new();
     let mut errors = Vec::new();
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     for file in files {
-        match load(&file) {
-            Ok(invariants) => {
+        match load_with_inputs(&file) {
+            Ok((invariants, known)) => {
+                inputs.extend(known);
                 for invariant in invariants {
                     if let Some(first) = seen.get(&invariant.id) {
                         errors.push(InvariantError {
@@ -114,7 +136,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Invariant>, Vec<InvariantError>> {
         }
     }
     if errors.is_empty() {
-        Ok(all)
+        Ok((all, inputs))
     } else {
         Err(errors)
     }
@@ -122,6 +144,10 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Invariant>, Vec<InvariantError>> {
 
 /// The invariants of one file.
 pub fn load(path: &Path) -> Result<Vec<Invariant>, InvariantError> {
+    load_with_inputs(path).map(|(invariants, _)| invariants)
+}
+
+fn load_with_inputs(path: &Path) -> Result<(Vec<Invariant>, Inputs), InvariantError> {
     let text = std::fs::read_to_string(path).map_err(|err| InvariantError {
         path: path.to_owned(),
         line: 0,
@@ -129,11 +155,16 @@ pub fn load(path: &Path) -> Result<Vec<Invariant>, InvariantError> {
         message: format!("cannot read the file: {err}"),
         hint: "an invariants file is UTF-8 YAML".to_owned(),
     })?;
-    parse(&text, path)
+    parse_with_inputs(&text, path)
 }
 
 /// The invariants written in `text` (the file at `path`).
 pub fn parse(text: &str, path: &Path) -> Result<Vec<Invariant>, InvariantError> {
+    parse_with_inputs(text, path).map(|(invariants, _)| invariants)
+}
+
+/// The invariants and the known inputs written in `text`.
+pub fn parse_with_inputs(text: &str, path: &Path) -> Result<(Vec<Invariant>, Inputs), InvariantError> {
     let error = |line, column, message: String, hint: &str| InvariantError {
         path: path.to_owned(),
         line,
@@ -149,7 +180,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Invariant>, InvariantError> 
             line,
             column,
             message.to_owned(),
-            "a file holds `invariants:`, a list of {id, statement, surface, predicate}",
+            "a file holds `invariants:`, a list of {id, statement, surface, when, predicate, \
+             severity}, and `inputs:`, values by field name",
         )
     })?;
     let mut invariants = Vec::with_capacity(raw.invariants.len());
@@ -185,7 +217,15 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Invariant>, InvariantError> 
             severity: item.severity.unwrap_or_default(),
         });
     }
-    Ok(invariants)
+    let inputs = raw
+        .inputs
+        .into_iter()
+        .map(|(field, values)| match values {
+            OneOrMany::One(value) => (field, vec![value]),
+            OneOrMany::Many(values) => (field, values),
+        })
+        .collect();
+    Ok((invariants, inputs))
 }
 
 fn surface(spec: Option<serde_yaml::Value>) -> Result<Surface, String> {

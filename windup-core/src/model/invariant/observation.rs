@@ -115,7 +115,9 @@ pub struct FailedRequest {
 }
 
 /// The action a transition predicate is checked around, as `action.kind`, `action.target`,
-/// `action.value`, `action.key`, `action.url` (empty when the action has none).
+/// `action.value`, `action.key`, `action.url` (empty when the action has none) and
+/// `action.typed`: what was typed into fields by this action and the fills just before it (a
+/// form's values, at its submit).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ActionFacts {
@@ -124,4 +126,5 @@ pub struct ActionFacts {
     pub value: String,
     pub key: String,
     pub url: String,
+    pub typed: Vec<String>,
 }

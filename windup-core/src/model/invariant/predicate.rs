@@ -467,9 +467,8 @@ fn char_column(source: &str, offset: usize) -> usize {
 }
 
 fn is_known_function(name: &str) -> bool {
-    // Operators (`_==_`, `_[_]`) and the macros' helpers (`@not_strictly_false`).
-    name.starts_with('_')
-        || name.starts_with('@')
+    // Operators (`_==_`, `!_`, `_[_]`, `@in`) and the macros' helpers (`@not_strictly_false`).
+    !name.chars().all(|c| c.is_alphanumeric())
         || name == "sum"
         || STANDARD_FUNCTIONS.contains(&name)
 }
@@ -514,7 +513,7 @@ fn bind(
     });
     context.add_variable_from_value("before", before_value);
     let action = action.cloned().unwrap_or_default();
-    let facts: std::collections::HashMap<String, Value> = [
+    let mut facts: std::collections::HashMap<String, Value> = [
         ("kind", action.kind),
         ("target", action.target),
         ("value", action.value),
@@ -524,6 +523,7 @@ fn bind(
     .into_iter()
     .map(|(k, v)| (k.to_owned(), Value::from(v)))
     .collect();
+    facts.insert("typed".to_owned(), Value::from(action.typed));
     context.add_variable_from_value("action", Value::from(facts));
     for extract in Extract::ALL {
         let now = Arc::clone(now);

@@ -303,3 +303,25 @@ fn an_invariant_round_trips_through_json() {
     let back: Vec<Invariant> = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, invariants);
 }
+
+#[test]
+fn a_file_may_name_inputs_a_tester_knows() {
+    let text = "inputs:\n  Coupon code: WELCOME10\n  Card: [4242, 4000]\n";
+    let (invariants, inputs) = parse_with_inputs(text, Path::new("x.yaml")).expect("parses");
+    assert!(invariants.is_empty());
+    assert_eq!(
+        inputs,
+        [
+            ("Card".to_owned(), vec!["4242".to_owned(), "4000".to_owned()]),
+            ("Coupon code".to_owned(), vec!["WELCOME10".to_owned()]),
+        ]
+    );
+}
+
+#[test]
+fn the_todo_demo_s_invariants_load() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/todo/invariants/todo.yaml");
+    let invariants = load(&path).unwrap_or_else(|err| panic!("{err}"));
+    assert!(invariants.len() >= 6);
+    assert!(invariants.iter().any(Invariant::is_transition));
+}

@@ -72,6 +72,8 @@ pub enum PlannerKind {
     Llm,
     /// Written by a person.
     Hand,
+    /// By `cargo windup audit`: a finding's shrunk actions, pinned as its regression test.
+    Audit,
 }
 
 impl PlannerKind {
@@ -80,6 +82,7 @@ impl PlannerKind {
             PlannerKind::Offline => "offline",
             PlannerKind::Llm => "llm",
             PlannerKind::Hand => "hand",
+            PlannerKind::Audit => "audit",
         }
     }
 }

@@ -82,22 +82,10 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
         ));
     }
     let verb = first.text.to_lowercase();
+    if let Some(kind) = browser_button(&mut c, &verb)? {
+        return Ok(kind);
+    }
     let kind = match verb.as_str() {
-        "go" if c.at_keyword("back") => {
-            c.next();
-            c.finish(GO_BACK)?;
-            StepKind::Back
-        }
-        "reload" => {
-            c.finish(RELOAD)?;
-            StepKind::Reload
-        }
-        "double-click" => {
-            let name = c.quoted("name", "\"double-click\"", DOUBLE_CLICK, false)?;
-            let within = c.within(DOUBLE_CLICK)?;
-            c.finish(DOUBLE_CLICK)?;
-            StepKind::DoubleClick { name, within }
-        }
         "go" => {
             c.keyword("to", "\"go\"", GO_TO)?;
             let path = c.path()?;
@@ -158,6 +146,29 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
         _ => return Err(unknown_verb(&first)),
     };
     Ok(kind)
+}
+
+/// `go back`, `reload` and `double-click "NAME"`: what a person does with the browser's own
+/// buttons, or with a quick double click.
+fn browser_button(c: &mut Cursor, verb: &str) -> Result<Option<StepKind>, StepError> {
+    Ok(Some(match verb {
+        "go" if c.at_keyword("back") => {
+            c.next();
+            c.finish(GO_BACK)?;
+            StepKind::Back
+        }
+        "reload" => {
+            c.finish(RELOAD)?;
+            StepKind::Reload
+        }
+        "double-click" => {
+            let name = c.quoted("name", "\"double-click\"", DOUBLE_CLICK, false)?;
+            let within = c.within(DOUBLE_CLICK)?;
+            c.finish(DOUBLE_CLICK)?;
+            StepKind::DoubleClick { name, within }
+        }
+        _ => return Ok(None),
+    }))
 }
 
 pub(super) fn expectation(text: &str) -> Result<Expectation, StepError> {

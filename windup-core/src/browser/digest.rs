@@ -1,0 +1,103 @@
+//! The page digest: what a person could do on a page (links, buttons, fields, and the forms they
+//! belong to), for the audit's exploration and attacks. One injected script.
+
+use serde::{Deserialize, Serialize};
+
+use super::scripts::{self, Script};
+use super::{BrowserError, Session};
+
+static DIGEST: Script = Script::new(|| scripts::with_selectors(include_str!("js/digest.js")));
+
+/// What a page offers, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageDigest {
+    pub url: String,
+    pub title: String,
+    pub controls: Vec<Control>,
+    pub forms: Vec<FormInfo>,
+}
+
+/// One control a person could use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Control {
+    pub tag: String,
+    pub role: Option<String>,
+    /// Accessible name.
+    pub name: Option<String>,
+    pub label: Option<String>,
+    pub input_type: Option<String>,
+    /// The `name` attribute of a form field.
+    pub field: Option<String>,
+    /// The most stable selector that finds exactly this control.
+    pub selector: String,
+    pub enabled: bool,
+    /// Where a same-origin link leads (absolute).
+    pub href: Option<String>,
+    /// A link to another origin.
+    pub off_origin: bool,
+    /// The index in [`PageDigest::forms`] of the form it belongs to.
+    pub form: Option<usize>,
+    /// Whether clicking it submits its form.
+    pub submits: bool,
+    pub checked: Option<bool>,
+    /// A list's option labels.
+    pub options: Vec<String>,
+    pub min: Option<String>,
+    pub max: Option<String>,
+    pub required: bool,
+}
+
+/// A form of the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FormInfo {
+    pub selector: String,
+    /// Where it is sent (absolute).
+    pub action: String,
+    /// `get` or `post`.
+    pub method: String,
+}
+
+impl Control {
+    /// Whether a person types into it.
+    pub fn is_text_field(&self) -> bool {
+        match self.tag.as_str() {
+            "textarea" => true,
+            "input" => matches!(
+                self.input_type.as_deref(),
+                Some(
+                    "text"
+                        | "email"
+                        | "search"
+                        | "number"
+                        | "tel"
+                        | "url"
+                        | "password"
+                        | "date"
+                        | ""
+                ) | None
+            ),
+            _ => self.role.as_deref() == Some("textbox"),
+        }
+    }
+
+    /// Whether it is a checkbox or a radio button.
+    pub fn is_toggle(&self) -> bool {
+        self.checked.is_some()
+    }
+
+    /// What a person calls it: its name, label, field name or selector.
+    pub fn called(&self) -> &str {
+        self.name
+            .as_deref()
+            .or(self.label.as_deref())
+            .or(self.field.as_deref())
+            .unwrap_or(&self.selector)
+    }
+}
+
+impl Session {
+    /// The digest of the current page.
+    pub async fn digest(&self) -> Result<PageDigest, BrowserError> {
+        self.page_script("page digest", &DIGEST).await
+    }
+}

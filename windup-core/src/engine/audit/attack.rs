@@ -1,0 +1,451 @@
+//! The built-in attacks, no model: hostile values in every field (boundaries, negatives, huge,
+//! empty, markup that runs), the same submission twice, the double submit, reload and back after
+//! a submit (each measured against a single submission), and seeded random walks. Every
+//! violation seen goes to the judge.
+
+use std::collections::BTreeSet;
+
+use crate::browser::{Control, PageDigest};
+use crate::executor::Executor;
+use crate::invariant::{Field, Observation, Probe, location_of};
+use crate::plan::Action;
+
+use super::explore::{Explored, Page, filled, send};
+use super::judge::{Judged, Suspect};
+use super::moves::{self, numbered};
+use super::oracles;
+use super::rng::Rng;
+use super::trial::{Budgeted, Lab, Run};
+
+/// What the record oracle counts on a page: the rows of lists and tables a submission adds to.
+const ROWS: [&str; 4] = ["tbody tr", "ul li", "ol li", "article"];
+
+/// Pages measured around a submission, at most.
+const MEASURED: usize = 8;
+
+pub(super) async fn attack(
+    lab: &Lab<'_>,
+    explored: &Explored,
+    spend: &mut Budgeted<'_>,
+    judged: &mut Judged,
+) {
+    let forms = forms(explored);
+    lab.watcher.reasoning(&format!(
+        "Attacking {} forms with hostile values, repeated and double submissions.",
+        forms.len()
+    ));
+    for form in &forms {
+        hostile_values(lab, form, spend, judged).await;
+    }
+    for form in &forms {
+        twice(lab, form, spend, judged).await;
+    }
+    for form in forms.iter().filter(|f| f.method == "post") {
+        records(lab, explored, form, spend, judged).await;
+    }
+    let budget = spend.budget();
+    lab.watcher.reasoning(&format!(
+        "Walking the app at random: {} walks of {} moves from seed {}.",
+        budget.walks, budget.walk_length, lab.config.seed
+    ));
+    for walk in 0..budget.walks {
+        if spend.exhausted() {
+            break;
+        }
+        random_walk(lab, walk, spend, judged).await;
+    }
+}
+
+/// A form of an explored page, and how to reach it.
+struct Form<'a> {
+    page: &'a Page,
+    fields: Vec<&'a Control>,
+    method: String,
+}
+
+/// Every kind of form the exploration met, once (the first page it was met on), and every
+/// field that stands alone and is sent with Enter, as a form of one field.
+fn forms(explored: &Explored) -> Vec<Form<'_>> {
+    let mut seen = BTreeSet::new();
+    let mut forms = Vec::new();
+    for page in &explored.pages {
+        let digest = &page.digest;
+        for (index, info) in digest.forms.iter().enumerate() {
+            let fields: Vec<&Control> = digest
+                .controls
+                .iter()
+                .filter(|c| c.form == Some(index))
+                .collect();
+            let key = format!(
+                "{} {} {}",
+                info.method,
+                info.action.split('?').next().unwrap_or(&info.action),
+                fields
+                    .iter()
+                    .map(|c| c.field.as_deref().unwrap_or(c.called()))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            if seen.insert(key) {
+                forms.push(Form {
+                    page,
+                    fields,
+                    method: info.method.clone(),
+                });
+            }
+        }
+        for control in digest.controls.iter().filter(|c| c.form.is_none()) {
+            if control.is_text_field() && seen.insert(format!("field {}", control.selector)) {
+                forms.push(Form {
+                    page,
+                    fields: vec![control],
+                    method: "none".to_owned(),
+                });
+            }
+        }
+    }
+    forms
+}
+
+impl Form<'_> {
+    fn name(&self) -> String {
+        let sender = self.fields.iter().find(|c| c.submits).map(|c| c.called());
+        match sender {
+            Some(name) => format!("the {name:?} form on {}", self.page.location),
+            None => format!("{:?} on {}", self.fields[0].called(), self.page.location),
+        }
+    }
+
+    /// The form filled (one field with `instead`) and sent, after the way to its page.
+    fn submitted(&self, lab: &Lab<'_>, instead: Option<(&str, &str)>) -> Option<Vec<Action>> {
+        let mut actions = self.page.path.clone();
+        actions.extend(filled(lab, &self.fields, instead)?);
+        actions.extend(send(&self.fields));
+        Some(actions)
+    }
+}
+
+async fn hostile_values(lab: &Lab<'_>, form: &Form<'_>, spend: &mut Budgeted<'_>, judged: &mut Judged) {
+    for field in form.fields.iter().filter(|c| !c.submits) {
+        for (n, (what, value)) in moves::hostile(field, &format!("m{}", spend.attacks))
+            .into_iter()
+            .enumerate()
+        {
+            if spend.exhausted() {
+                return;
+            }
+            let _ = n;
+            let Some(actions) = form.submitted(lab, Some((&field.selector, &value))) else {
+                continue;
+            };
+            let label = format!("{what} in {:?} of {}", field.called(), form.name());
+            try_attack(lab, numbered(actions), &label, spend, judged).await;
+        }
+    }
+}
+
+/// The same submission twice in a row (a coupon applied twice).
+async fn twice(lab: &Lab<'_>, form: &Form<'_>, spend: &mut Budgeted<'_>, judged: &mut Judged) {
+    if spend.exhausted() {
+        return;
+    }
+    let (Some(mut actions), Some(again)) = (form.submitted(lab, None), filled(lab, &form.fields, None))
+    else {
+        return;
+    };
+    actions.extend(again);
+    actions.extend(send(&form.fields));
+    let label = format!("the same submission twice in {}", form.name());
+    try_attack(lab, numbered(actions), &label, spend, judged).await;
+}
+
+/// Runs an attack and hands every violation to the judge.
+async fn try_attack(
+    lab: &Lab<'_>,
+    actions: Vec<Action>,
+    label: &str,
+    spend: &mut Budgeted<'_>,
+    judged: &mut Judged,
+) {
+    spend.attacks += 1;
+    let run = lab.run(&actions, None, &[], spend, Some(label)).await;
+    for violation in &run.violations {
+        let suspect = Suspect::Invariant {
+            actions: actions.clone(),
+            violation: violation.clone(),
+        };
+        judged.consider(lab, spend, suspect, label).await;
+    }
+}
+
+/// How a submission is made in a record attack.
+#[derive(Debug, Clone, Copy)]
+enum Submit {
+    Once,
+    Double,
+    Reload,
+    Resubmit,
+}
+
+impl Submit {
+    fn what(self) -> &'static str {
+        match self {
+            Submit::Once => "one submission",
+            Submit::Double => "a double click on the submit button",
+            Submit::Reload => "a reload of the page that answered the submission",
+            Submit::Resubmit => "back after submitting, and submitting again",
+        }
+    }
+}
+
+/// The record oracle: a submission made once, then made twice in the ways people do it, each
+/// from a fresh session, with the lists of the app's pages counted before and after. More rows
+/// than a single submission makes is a duplicate record.
+async fn records(
+    lab: &Lab<'_>,
+    explored: &Explored,
+    form: &Form<'_>,
+    spend: &mut Budgeted<'_>,
+    judged: &mut Judged,
+) {
+    let measured = measured_pages(explored, form);
+    let probes: Vec<Probe> = ROWS
+        .iter()
+        .map(|r| Probe {
+            selector: (*r).to_owned(),
+            field: Field::Text,
+        })
+        .collect();
+    let Some(once) = record_trial(lab, form, &measured, Submit::Once) else {
+        return;
+    };
+    if spend.exhausted() {
+        return;
+    }
+    spend.attacks += 1;
+    let control = lab.run(&once, None, &probes, spend, None).await;
+    let single = growth(&once, &control, &measured);
+    if !single.iter().any(|g| g.grew >= 1) {
+        return;
+    }
+    for submit in [Submit::Double, Submit::Reload, Submit::Resubmit] {
+        let Some(actions) = record_trial(lab, form, &measured, submit) else {
+            continue;
+        };
+        if spend.exhausted() {
+            return;
+        }
+        spend.attacks += 1;
+        let label = format!("{} in {}", submit.what(), form.name());
+        let run = lab.run(&actions, None, &probes, spend, Some(&label)).await;
+        let attacked = growth(&actions, &run, &measured);
+        let Some((base, more)) = single
+            .iter()
+            .filter(|g| g.grew >= 1)
+            .find_map(|g| attacked.iter().find(|a| a.same_as(g) && a.grew > g.grew).map(|a| (g, a)))
+        else {
+            continue;
+        };
+        let suspect = Suspect::Records {
+            actions,
+            invariant: oracles::one_record(&more.selector, base.grew),
+            since: more.since.clone(),
+            at: more.at.clone(),
+            seen: vec![format!(
+                "{} added {} rows to {} ({:?}) where one submission adds {}",
+                submit.what(),
+                more.grew,
+                more.location,
+                more.selector,
+                base.grew
+            )],
+        };
+        judged.consider(lab, spend, suspect, &label).await;
+    }
+}
+
+/// The locations counted around a submission: the explored pages, by path, but the start page
+/// and the form's own.
+fn measured_pages(explored: &Explored, form: &Form<'_>) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let own = form.page.location.split(['?', '#']).next().unwrap_or("");
+    explored
+        .pages
+        .iter()
+        .skip(1)
+        .map(|p| p.location.split(['?', '#']).next().unwrap_or("").to_owned())
+        .filter(|l| l != own && seen.insert(l.clone()))
+        .take(MEASURED)
+        .collect()
+}
+
+/// The way to the form, a visit of every measured page, back to the form, the submission made
+/// as `submit` says, and the measured pages again.
+fn record_trial(lab: &Lab<'_>, form: &Form<'_>, measured: &[String], submit: Submit) -> Option<Vec<Action>> {
+    let mut actions = form.page.path.clone();
+    actions.extend(measured.iter().map(|l| moves::goto(l)));
+    actions.push(moves::goto(&form.page.location));
+    actions.extend(filled(lab, &form.fields, None)?);
+    let button = form.fields.iter().find(|c| c.submits && c.enabled)?;
+    match submit {
+        Submit::Once => actions.push(moves::click(button)),
+        Submit::Double => actions.push(moves::double_click(button)),
+        Submit::Reload => actions.extend([moves::click(button), moves::reload()]),
+        Submit::Resubmit => actions.extend([moves::click(button), moves::back(), moves::click(button)]),
+    }
+    actions.extend(measured.iter().map(|l| moves::goto(l)));
+    Some(numbered(actions))
+}
+
+/// How much one list grew between two visits of a page.
+#[derive(Debug, Clone)]
+struct Growth {
+    location: String,
+    selector: String,
+    grew: i64,
+    /// The ids of the first and the second visit.
+    since: String,
+    at: String,
+}
+
+impl Growth {
+    fn same_as(&self, other: &Growth) -> bool {
+        self.location == other.location && self.selector == other.selector
+    }
+}
+
+/// Every list's growth on the measured pages between their first and second visit in a run.
+fn growth(actions: &[Action], run: &Run, measured: &[String]) -> Vec<Growth> {
+    let count = |page: &Observation, selector: &str| {
+        let probe = Probe {
+            selector: selector.to_owned(),
+            field: Field::Text,
+        };
+        page.texts(&probe).map(|t| t.len() as i64)
+    };
+    let mut out = Vec::new();
+    for location in measured {
+        let visits: Vec<usize> = actions
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.url.as_deref() == Some(location.as_str()))
+            .map(|(i, _)| i)
+            .collect();
+        let [first, .., second] = visits.as_slice() else {
+            continue;
+        };
+        // pages[0] is the start page; action i's page is pages[i + 1].
+        let (Some(before), Some(after)) = (run.pages.get(first + 1), run.pages.get(second + 1)) else {
+            continue;
+        };
+        for selector in ROWS {
+            if let (Some(b), Some(a)) = (count(before, selector), count(after, selector)) {
+                out.push(Growth {
+                    location: location.clone(),
+                    selector: selector.to_owned(),
+                    grew: a - b,
+                    since: actions[*first].id.clone(),
+                    at: actions[*second].id.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One seeded random walk from the start page: at every step a move chosen among what the
+/// page offers (links, buttons, toggles, fields with usual or hostile values, back, reload),
+/// every invariant checked after it.
+async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judged: &mut Judged) {
+    let mut rng = Rng::fork(lab.config.seed, walk as u64 + 1);
+    let executor = Executor::new(lab.session, lab.options, lab.values);
+    let probes = lab.probes(None, &[]);
+    let mut run = Run::default();
+    if lab.open(&executor).await.is_err() {
+        return;
+    }
+    let Ok(start) = lab.session.observe(&probes).await else {
+        return;
+    };
+    run.pages.push(start);
+    spend.attacks += 1;
+    let label = format!("random walk {} (seed {})", walk + 1, lab.config.seed);
+    let mut actions: Vec<Action> = Vec::new();
+    let length = spend.budget().walk_length;
+    for step in 0..length {
+        if spend.exhausted() {
+            break;
+        }
+        let Ok(digest) = lab.session.digest().await else {
+            break;
+        };
+        let marker = format!("r{walk}x{step}");
+        let Some(next) = choose(lab, &digest, &mut rng, &marker) else {
+            break;
+        };
+        let seen_before = run.violations.len();
+        let mut stopped = false;
+        for mut action in next {
+            action.id = format!("a{}", actions.len() + 1);
+            actions.push(action);
+            let index = actions.len() - 1;
+            spend.actions += 1;
+            if lab.step(&executor, &actions[index], index, length).await.is_err() {
+                stopped = true;
+                break;
+            }
+            let Ok(page) = lab.session.observe(&probes).await else {
+                stopped = true;
+                break;
+            };
+            lab.check(&mut run, &actions, index, &page, spend);
+            lab.watcher.action(&label, &actions[index], None);
+            run.pages.push(page);
+        }
+        for violation in run.violations[seen_before..].to_vec() {
+            let suspect = Suspect::Invariant {
+                actions: actions.clone(),
+                violation,
+            };
+            judged.consider(lab, spend, suspect, &label).await;
+        }
+        if stopped || run.violations.len() > seen_before {
+            break;
+        }
+    }
+}
+
+/// A move the page offers, chosen at random: one action, or a fill and its Enter.
+fn choose(lab: &Lab<'_>, digest: &PageDigest, rng: &mut Rng, marker: &str) -> Option<Vec<Action>> {
+    let deny = &lab.config.deny;
+    let usable: Vec<&Control> = digest
+        .controls
+        .iter()
+        .filter(|c| c.enabled && !c.off_origin && !deny.denies_name(c.called()))
+        .filter(|c| c.href.as_deref().is_none_or(|h| !deny.denies_location(&location_of(h))))
+        .collect();
+    let pick = rng.below(usable.len() + 2);
+    let Some(control) = usable.get(pick) else {
+        return Some(vec![if pick == usable.len() { moves::back() } else { moves::reload() }]);
+    };
+    if let Some(href) = &control.href {
+        return Some(vec![moves::goto(href)]);
+    }
+    if control.is_toggle() {
+        return Some(vec![moves::toggle(control)]);
+    }
+    if control.is_text_field() || control.tag == "select" {
+        let mut values: Vec<String> = Vec::new();
+        if let Some(moves::Value::Text(usual)) = moves::usual(control, lab.config, false) {
+            values.push(usual);
+        }
+        values.extend(moves::hostile(control, marker).into_iter().map(|(_, v)| v));
+        let value = rng.pick(&values)?.clone();
+        let mut chosen = vec![moves::fill(control, &moves::Value::Text(value))];
+        if control.form.is_none() && control.tag != "select" {
+            chosen.push(moves::press_enter());
+        }
+        return Some(chosen);
+    }
+    Some(vec![moves::click(control)])
+}

@@ -1,0 +1,234 @@
+//! From a proven violation to a finding and its regression test: a scenario under
+//! `scenarios/audit/` and its pinned plan lockfile, whose final expectation is the invariant —
+//! what must hold, not what the page showed — so it fails while the bug is there and passes once
+//! it is fixed, replayed by `cargo test` at no cost.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::invariant::{Invariant, Severity, Source};
+use crate::plan::{Action, ActionKind, GeneratedBy, PLAN_VERSION, Plan, PlannerKind, Postcondition};
+
+use super::Finding;
+
+/// What the judge proved, for [`finding`].
+pub(super) struct Proven<'a> {
+    pub(super) number: usize,
+    pub(super) invariant: &'a Invariant,
+    pub(super) actions: &'a [Action],
+    pub(super) since: Option<String>,
+    pub(super) seen: Vec<String>,
+    pub(super) attack: &'a str,
+    pub(super) fingerprint: &'a str,
+    pub(super) first_seen: (usize, Duration),
+}
+
+pub(super) fn finding(proven: Proven<'_>) -> Finding {
+    let Proven {
+        number,
+        invariant,
+        actions,
+        since,
+        seen,
+        attack,
+        fingerprint,
+        first_seen,
+    } = proven;
+    Finding {
+        id: format!("{}-{number}", invariant.id),
+        invariant_id: invariant.id.clone(),
+        source: invariant.source,
+        severity: invariant.severity,
+        title: title(invariant, attack),
+        expected: format!("{} ({})", invariant.statement, invariant.predicate.source()),
+        actual: seen.join("; "),
+        impact: impact(invariant),
+        steps: actions.iter().map(describe).collect(),
+        actions: actions.to_vec(),
+        predicate: invariant.predicate.source().to_owned(),
+        since,
+        screenshots: Vec::new(),
+        attack: attack.to_owned(),
+        fingerprint: fingerprint.to_owned(),
+        found_after_actions: first_seen.0,
+        found_after: first_seen.1,
+    }
+}
+
+fn title(invariant: &Invariant, attack: &str) -> String {
+    let rule = invariant.statement.trim_end_matches('.');
+    format!("Broken by {attack}: {rule}")
+}
+
+fn impact(invariant: &Invariant) -> String {
+    match invariant.id.as_str() {
+        "no-server-error" => "A person doing this gets an error page, and what they did may be lost.",
+        "no-uncaught-exception" => "The page's script stopped half-way: what a person sees may no longer be what the app holds.",
+        "no-broken-value" => "A person is shown a value the app failed to compute.",
+        super::oracles::MARKUP_RAN => "Anyone who can get text into the page can run script in other people's sessions (cross-site scripting).",
+        super::oracles::NEGATIVE_AMOUNT => "A person can turn an amount negative, and may pay less than nothing.",
+        super::oracles::DUPLICATE_RECORD => "A person who clicks twice, reloads or goes back gets the same thing done twice (a second order, a second payment).",
+        _ => match invariant.source {
+            Source::User => "The app breaks a rule its team wrote down.",
+            _ => "The app breaks a rule it should keep.",
+        },
+    }
+    .to_owned()
+}
+
+/// An action in words, for a finding's steps.
+pub(super) fn describe(action: &Action) -> String {
+    let name = action
+        .target
+        .as_ref()
+        .map(|t| {
+            t.identity
+                .name
+                .clone()
+                .or_else(|| t.identity.label.clone())
+                .unwrap_or_else(|| t.selector.clone())
+        })
+        .unwrap_or_default();
+    match action.kind {
+        ActionKind::Goto => format!("go to {}", action.url.as_deref().unwrap_or("/")),
+        ActionKind::Fill => match (&action.value, &action.value_ref) {
+            (_, Some(reference)) => format!("fill {name:?} with {reference}"),
+            (value, None) => format!("fill {name:?} with {:?}", value.as_deref().unwrap_or("")),
+        },
+        ActionKind::Select => format!(
+            "select {:?} in {name:?}",
+            action.value.as_deref().unwrap_or("")
+        ),
+        ActionKind::Press => format!("press {}", action.key.as_deref().unwrap_or("")),
+        ActionKind::Reload => "reload".to_owned(),
+        ActionKind::Back => "go back".to_owned(),
+        ActionKind::DoubleClick => format!("double-click {name:?}"),
+        kind => format!("{} {name:?}", kind.as_str().replace('_', " ")),
+    }
+}
+
+/// A CEL string literal for `text`: single quotes, so that it sits inside double-quoted steps.
+pub(super) fn cel_string(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+/// A finding's regression test, written.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmittedTest {
+    /// The scenario file, and its plan lockfile beside it.
+    pub scenario: PathBuf,
+    pub lockfile: PathBuf,
+    /// The scenario as written, then the plan.
+    pub code: String,
+    pub plan: String,
+    /// `windup`.
+    pub framework: String,
+}
+
+/// Writes `finding`'s regression scenario and pinned plan under `dir` (`scenarios/audit`);
+/// `root` is the scenarios directory the scenario id is relative to, `account` the account the
+/// plan's references read, `note` a line for the scenario's header (the run and seed).
+pub fn write_test(
+    finding: &Finding,
+    dir: &Path,
+    root: &Path,
+    start_url: &str,
+    account: Option<&str>,
+    note: &str,
+) -> std::io::Result<EmittedTest> {
+    std::fs::create_dir_all(dir)?;
+    let scenario = dir.join(format!("{}.yaml", finding.id));
+    let id = crate::scenario::default_id(&scenario, root);
+    let task = format!(
+        "Regression for an audit finding: {}",
+        finding.expected.split(" (").next().unwrap_or(&finding.expected)
+    );
+    let plan = regression_plan(finding, &id, &task, start_url);
+    let code = scenario_yaml(finding, &id, &task, start_url, account, note);
+    let plan_json = plan.to_json_pretty();
+    std::fs::write(&scenario, &code)?;
+    let lockfile = crate::lockfile::lockfile_path(&scenario);
+    std::fs::write(&lockfile, &plan_json)?;
+    Ok(EmittedTest {
+        scenario,
+        lockfile,
+        code,
+        plan: plan_json,
+        framework: "windup".to_owned(),
+    })
+}
+
+/// The shrunk actions, numbered again, the last one expecting the invariant.
+fn regression_plan(finding: &Finding, id: &str, task: &str, start_url: &str) -> Plan {
+    let mut actions = finding.actions.clone();
+    let mut since = None;
+    for (n, action) in actions.iter_mut().enumerate() {
+        let new_id = format!("a{}", n + 1);
+        if finding.since.as_deref() == Some(action.id.as_str()) {
+            since = Some(new_id.clone());
+        }
+        action.id = new_id;
+        action.expect.clear();
+        action.step = None;
+    }
+    if let Some(last) = actions.last_mut() {
+        last.expect.push(Postcondition::Holds {
+            predicate: finding.predicate.clone(),
+            since,
+        });
+    }
+    Plan {
+        plan_version: PLAN_VERSION.to_owned(),
+        scenario_id: id.to_owned(),
+        task: task.to_owned(),
+        start_url: start_url.to_owned(),
+        generated_by: GeneratedBy {
+            planner: PlannerKind::Audit,
+            provider: None,
+            model: None,
+            at: crate::ledger::started_at(time::OffsetDateTime::now_utc()),
+        },
+        actions,
+    }
+}
+
+fn scenario_yaml(
+    finding: &Finding,
+    id: &str,
+    task: &str,
+    start_url: &str,
+    account: Option<&str>,
+    note: &str,
+) -> String {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut yaml = format!(
+        "# Found by `cargo windup audit` ({note}): {}\n\
+         # Expected: {}\n\
+         # Actual: {}\n\
+         # Steps found: {}\n\
+         # It fails while the bug is there; once fixed it passes, and `cargo test` keeps it so.\n\
+         # The plan beside it is pinned: review it like any lockfile.\n",
+        finding.title,
+        finding.expected,
+        finding.actual,
+        finding.steps.join("; ")
+    );
+    yaml.push_str(&format!("id: {}\n", quote(id)));
+    yaml.push_str(&format!("task: {}\n", quote(task)));
+    yaml.push_str(&format!("start_url: {}\n", quote(start_url)));
+    if let Some(account) = account {
+        yaml.push_str(&format!("account: {account}\n"));
+    }
+    if finding.since.is_none() {
+        let holds = format!("holds {}", quote(&finding.predicate));
+        yaml.push_str(&format!("expect:\n  - {}\n", quote(&holds)));
+    }
+    let severity = match finding.severity {
+        Severity::Critical | Severity::High => "severity-high",
+        _ => "severity-medium",
+    };
+    yaml.push_str(&format!("tags: [audit, {severity}]\n"));
+    yaml
+}

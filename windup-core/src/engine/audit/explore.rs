@@ -1,0 +1,215 @@
+//! Exploration: a breadth-first walk over the app's page states within the budget, each state
+//! reached from a fresh session by the actions that led to it, so that every attack can start
+//! from any of them. Links are followed, forms submitted with the values a person would type
+//! (the account's, on a login form), standalone fields sent with Enter.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use crate::browser::{Control, PageDigest};
+use crate::invariant::location_of;
+use crate::plan::Action;
+
+use super::moves::{self, numbered};
+use super::trial::{Budgeted, Lab};
+
+/// A page state the audit can reach.
+#[derive(Debug, Clone)]
+pub(super) struct Page {
+    /// How to reach it from the start page, in a fresh session.
+    pub(super) path: Vec<Action>,
+    pub(super) digest: PageDigest,
+    pub(super) location: String,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Explored {
+    pub(super) pages: Vec<Page>,
+}
+
+/// How many links under one parent path are followed (`/products/a`, `/products/b`, …): the
+/// rest are taken to be the same page with other data.
+const SIBLINGS: usize = 2;
+
+pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored {
+    let mut explored = Explored::default();
+    let mut queue: VecDeque<Vec<Action>> = VecDeque::from([Vec::new()]);
+    let mut states = BTreeSet::new();
+    let mut tried = Tried::default();
+    let budget = spend.budget();
+    while let Some(path) = queue.pop_front() {
+        if explored.pages.len() >= budget.pages || spend.exhausted() {
+            break;
+        }
+        let run = lab.run(&numbered(path.clone()), None, &[], spend, None).await;
+        if run.failed.is_some() {
+            continue;
+        }
+        let Ok(digest) = lab.session.digest().await else {
+            continue;
+        };
+        let location = location_of(&digest.url);
+        if lab.config.deny.denies_location(&location) || !states.insert(state_key(&digest)) {
+            continue;
+        }
+        lab.watcher.reasoning(&format!(
+            "Found {location} ({}): {} controls, {} forms.",
+            digest.title,
+            digest.controls.len(),
+            digest.forms.len()
+        ));
+        for next in tried.next_moves(lab, &digest) {
+            let mut longer = path.clone();
+            longer.extend(next);
+            queue.push_back(longer);
+        }
+        explored.pages.push(Page {
+            path,
+            digest,
+            location,
+        });
+    }
+    explored
+}
+
+/// A page state: where it is and which controls it shows.
+fn state_key(digest: &PageDigest) -> String {
+    let location = location_of(&digest.url);
+    let path = location.split('?').next().unwrap_or(&location);
+    let mut names: Vec<&str> = digest.controls.iter().map(Control::called).collect();
+    names.sort_unstable();
+    names.dedup();
+    format!("{path} {}", names.join("|"))
+}
+
+/// What exploration has already tried, so each link and form is tried once.
+#[derive(Default)]
+struct Tried {
+    links: BTreeSet<String>,
+    parents: BTreeMap<String, usize>,
+    forms: BTreeSet<String>,
+    fields: BTreeSet<String>,
+}
+
+impl Tried {
+    /// The moves out of a page not tried before: its links, its forms, its standalone fields.
+    fn next_moves(&mut self, lab: &Lab<'_>, digest: &PageDigest) -> Vec<Vec<Action>> {
+        let mut moves = Vec::new();
+        let deny = &lab.config.deny;
+        for control in &digest.controls {
+            let Some(href) = &control.href else { continue };
+            let location = location_of(href);
+            if deny.denies_location(&location) || deny.denies_name(control.called()) {
+                continue;
+            }
+            let location = location.split('#').next().unwrap_or(&location).to_owned();
+            if self.links.contains(&location) || !self.room_under(&location) {
+                continue;
+            }
+            self.links.insert(location);
+            moves.push(vec![moves::goto(href)]);
+        }
+        for form in 0..digest.forms.len() {
+            if let Some(submit) = submission(lab, digest, form, &mut self.forms) {
+                moves.push(submit);
+            }
+        }
+        for control in digest.controls.iter().filter(|c| c.form.is_none()) {
+            if control.is_text_field() && self.fields.insert(control.selector.clone()) {
+                let value = moves::usual(control, lab.config, false);
+                if let Some(value) = value {
+                    moves.push(vec![moves::fill(control, &value), moves::press_enter()]);
+                }
+            }
+        }
+        moves
+    }
+
+    /// Whether another link under the parent path of `location` may be followed.
+    fn room_under(&mut self, location: &str) -> bool {
+        let path = location.split(['?', '#']).next().unwrap_or(location);
+        let parent = match path.trim_end_matches('/').rsplit_once('/') {
+            Some((parent, _)) if !parent.is_empty() => parent.to_owned(),
+            _ => return true,
+        };
+        let count = self.parents.entry(parent).or_default();
+        *count += 1;
+        *count <= SIBLINGS
+    }
+}
+
+/// A form filled as a person would and sent, when this kind of form was not sent before.
+fn submission(
+    lab: &Lab<'_>,
+    digest: &PageDigest,
+    form: usize,
+    tried: &mut BTreeSet<String>,
+) -> Option<Vec<Action>> {
+    let info = &digest.forms[form];
+    let fields: Vec<&Control> = digest
+        .controls
+        .iter()
+        .filter(|c| c.form == Some(form))
+        .collect();
+    let key = format!(
+        "{} {} {}",
+        info.method,
+        info.action.split('?').next().unwrap_or(&info.action),
+        fields
+            .iter()
+            .map(|c| c.field.as_deref().unwrap_or(c.called()))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    if !tried.insert(key) {
+        return None;
+    }
+    filled(lab, &fields, None).map(|mut actions| {
+        actions.extend(send(&fields));
+        actions
+    })
+}
+
+/// The fills of a form's fields with the values a person would type; `instead` puts another
+/// value in one field (by selector). `None` when a field on the deny list is in the way.
+pub(super) fn filled(
+    lab: &Lab<'_>,
+    fields: &[&Control],
+    instead: Option<(&str, &str)>,
+) -> Option<Vec<Action>> {
+    let login = fields
+        .iter()
+        .any(|c| c.input_type.as_deref() == Some("password"));
+    let mut actions = Vec::new();
+    for field in fields.iter().filter(|c| !c.submits && c.enabled) {
+        if lab.config.deny.denies_name(field.called()) {
+            return None;
+        }
+        if field.is_toggle() {
+            if field.checked == Some(false) && field.input_type.as_deref() == Some("checkbox") {
+                actions.push(moves::toggle(field));
+            }
+            continue;
+        }
+        if !(field.is_text_field() || field.tag == "select") {
+            continue;
+        }
+        let value = match instead {
+            Some((selector, value)) if selector == field.selector => {
+                Some(moves::Value::Text(value.to_owned()))
+            }
+            _ => moves::usual(field, lab.config, login),
+        };
+        if let Some(value) = value {
+            actions.push(moves::fill(field, &value));
+        }
+    }
+    Some(actions)
+}
+
+/// How a form is sent: its submit button, else Enter in its last field.
+pub(super) fn send(fields: &[&Control]) -> Vec<Action> {
+    match fields.iter().find(|c| c.submits && c.enabled) {
+        Some(button) => vec![moves::click(button)],
+        None => vec![moves::press_enter()],
+    }
+}

@@ -1,0 +1,359 @@
+//! The adversarial audit, without a model: explore a running app within a budget, gather the
+//! invariants it must keep (Windup's generic oracles and the user's `invariants/*.yaml`), attack
+//! them with built-in moves and seeded random walks, and keep only what the browser proves: a
+//! violation counts when it reproduces twice more from a fresh session; it is then shrunk to the
+//! shortest action sequence that still breaks the rule and emitted as a regression scenario with
+//! a pinned plan whose final expectation is the invariant.
+//!
+//! Progress is told to an [`AuditWatcher`] as it happens; the run layer turns it into events and
+//! a store.
+
+mod attack;
+mod emit;
+mod explore;
+mod judge;
+mod moves;
+mod oracles;
+mod rng;
+mod trial;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use globset::{Glob, GlobMatcher};
+use serde::Serialize;
+use url::Url;
+
+use crate::browser::Session;
+use crate::executor::{ExecOptions, ValueSource};
+use crate::invariant::{Invariant, Severity};
+use crate::plan::Action;
+
+pub use emit::{EmittedTest, write_test};
+pub use oracles::generic as generic_invariants;
+
+/// What to audit and how far to go.
+#[derive(Debug, Clone)]
+pub struct AuditConfig {
+    /// Where the audit starts (its origin is the scope).
+    pub target: Url,
+    /// Seeds every random choice: the same seed on the same app makes the same audit.
+    pub seed: u64,
+    pub budget: Budget,
+    /// The user's (and later a model's) invariants; the generic oracles are added.
+    pub invariants: Vec<Invariant>,
+    /// Values a tester knows the app accepts, by field name or label (`Coupon code`).
+    pub inputs: Vec<(String, Vec<String>)>,
+    /// Log in with this account when a login form is found; its values stay references.
+    pub login: Option<Login>,
+    pub deny: Deny,
+    /// Origins besides the target's that a page may send the audit to.
+    pub allowed_origins: Vec<String>,
+    /// Screenshots and evidence.
+    pub artifacts_dir: PathBuf,
+    /// Each action's deadline.
+    pub action_timeout: Duration,
+}
+
+/// How much an audit may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// Browser actions in all, replays and shrinking included.
+    pub steps: usize,
+    /// Wall time.
+    #[serde(serialize_with = "as_millis")]
+    pub time: Duration,
+    /// Distinct page states explored.
+    pub pages: usize,
+    /// Seeded random walks, and the actions in each.
+    pub walks: usize,
+    pub walk_length: usize,
+    /// Runs spent shrinking each finding.
+    pub shrink_runs: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            steps: 1500,
+            time: Duration::from_secs(180),
+            pages: 16,
+            walks: 6,
+            walk_length: 12,
+            shrink_runs: 16,
+        }
+    }
+}
+
+fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// An account to log in with: its name and the keys it has (`email`, `password`), typed as
+/// `account.KEY` references.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Login {
+    pub account: String,
+    pub keys: Vec<String>,
+}
+
+/// What the audit never touches: paths (globs over the location) and controls whose name holds
+/// one of the words.
+#[derive(Debug, Clone)]
+pub struct Deny {
+    paths: Vec<(String, GlobMatcher)>,
+    names: Vec<String>,
+}
+
+impl Default for Deny {
+    /// Logging out and deleting an account, by path and by name.
+    fn default() -> Self {
+        let mut deny = Deny {
+            paths: Vec::new(),
+            names: Vec::new(),
+        };
+        for pattern in [
+            "**/logout*",
+            "**/log-out*",
+            "**/signout*",
+            "**/sign-out*",
+            "**/delete-account*",
+        ] {
+            deny.add(pattern).expect("the default patterns are globs");
+        }
+        deny
+    }
+}
+
+impl Deny {
+    /// Adds a pattern: a path glob when it starts with `/` or `*`, else words of a control's
+    /// name (`Delete account`).
+    pub fn add(&mut self, pattern: &str) -> Result<(), String> {
+        if pattern.starts_with('/') || pattern.starts_with('*') {
+            let glob = Glob::new(pattern).map_err(|e| format!("`{pattern}` is not a glob: {e}"))?;
+            self.paths.push((pattern.to_owned(), glob.compile_matcher()));
+        } else {
+            self.names.push(pattern.to_lowercase());
+        }
+        Ok(())
+    }
+
+    /// The patterns, as given, for the record.
+    pub fn patterns(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.paths.iter().map(|(p, _)| p.clone()).collect();
+        all.extend(Deny::default_names().iter().map(|n| (*n).to_owned()));
+        all.extend(self.names.iter().cloned());
+        all
+    }
+
+    fn default_names() -> &'static [&'static str] {
+        &[
+            "log out",
+            "logout",
+            "sign out",
+            "delete account",
+            "delete my account",
+            "close account",
+        ]
+    }
+
+    /// Whether a page at `location` (path, query, fragment) is out of bounds.
+    pub fn denies_location(&self, location: &str) -> bool {
+        let path = location.split(['?', '#']).next().unwrap_or(location);
+        self.paths
+            .iter()
+            .any(|(_, glob)| glob.is_match(path) || glob.is_match(location))
+    }
+
+    /// Whether a control called `name` is out of bounds.
+    pub fn denies_name(&self, name: &str) -> bool {
+        let name = name.to_lowercase();
+        Deny::default_names().iter().any(|d| name.contains(d))
+            || self.names.iter().any(|d| name.contains(d.as_str()))
+    }
+}
+
+/// The audit's phases, as the design names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Explore,
+    Hypothesize,
+    Attack,
+    Report,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Explore => "explore",
+            Phase::Hypothesize => "hypothesize",
+            Phase::Attack => "attack",
+            Phase::Report => "report",
+        }
+    }
+}
+
+/// Where an invariant stands in the audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum InvariantStatus {
+    /// Gathered; nothing has broken it.
+    Unbroken,
+    /// Broken, and proven.
+    Violated { finding: String },
+    /// It cannot be evaluated on this app (a type error): the invariant is wrong.
+    Invalid { error: String },
+}
+
+/// A confirmed violation: reproduced from fresh sessions, shrunk, with its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// Unique within the audit, safe for a file name: `cart-total-1`.
+    pub id: String,
+    pub invariant_id: String,
+    pub source: crate::invariant::Source,
+    pub severity: Severity,
+    pub title: String,
+    /// The rule, as stated, and the predicate that decides it.
+    pub expected: String,
+    /// What the page showed instead.
+    pub actual: String,
+    pub impact: String,
+    /// The shrunk sequence, in words.
+    pub steps: Vec<String>,
+    /// The shrunk sequence, as plan actions.
+    #[serde(skip)]
+    pub actions: Vec<Action>,
+    /// The predicate the regression test holds, and the action its `before.` refers to.
+    pub predicate: String,
+    pub since: Option<String>,
+    pub screenshots: Vec<PathBuf>,
+    /// Which attack found it.
+    pub attack: String,
+    /// The same bug found twice has the same fingerprint.
+    pub fingerprint: String,
+    /// Actions before the first violation was seen, and when.
+    pub found_after_actions: usize,
+    #[serde(serialize_with = "as_millis")]
+    pub found_after: Duration,
+}
+
+/// What an audit reports as it goes. Every method has a default that ignores it.
+pub trait AuditWatcher: Send + Sync {
+    fn phase(&self, _phase: Phase) {}
+    /// Why the audit does what it does next, in a sentence.
+    fn reasoning(&self, _text: &str) {}
+    fn invariant(&self, _invariant: &Invariant, _status: &InvariantStatus) {}
+    /// An action of an attack, with a screenshot after it when one was taken.
+    fn action(&self, _label: &str, _action: &Action, _screenshot: Option<&Path>) {}
+    fn finding(&self, _finding: &Finding) {}
+    fn test(&self, _finding: &Finding, _test: &EmittedTest) {}
+}
+
+/// A watcher that ignores everything.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Unwatched;
+
+impl AuditWatcher for Unwatched {}
+
+/// What an audit did.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditOutcome {
+    pub findings: Vec<Finding>,
+    /// Every invariant the audit held the app to, with its standing at the end.
+    #[serde(skip)]
+    pub invariants: Vec<(Invariant, InvariantStatus)>,
+    pub pages_explored: usize,
+    pub actions: usize,
+    pub attacks: usize,
+    /// Violations seen that did not reproduce, so were not counted.
+    pub unconfirmed: usize,
+    /// Why the audit stopped: `done`, `steps`, `time`, `stopped`.
+    pub stopped_by: String,
+    #[serde(serialize_with = "as_millis")]
+    pub runtime: Duration,
+}
+
+/// Whether someone asked the audit to stop.
+pub trait StopSignal: Send + Sync {
+    fn stop_requested(&self) -> bool;
+}
+
+impl StopSignal for std::sync::atomic::AtomicBool {
+    fn stop_requested(&self) -> bool {
+        self.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Everything an audit works with.
+pub struct Audit<'a> {
+    pub session: &'a Session,
+    pub config: &'a AuditConfig,
+    pub values: &'a dyn ValueSource,
+    pub watcher: &'a dyn AuditWatcher,
+    pub stop: &'a dyn StopSignal,
+}
+
+impl Audit<'_> {
+    /// Runs the whole audit on the session.
+    pub async fn run(&self) -> AuditOutcome {
+        let started = Instant::now();
+        let mut invariants = oracles::generic();
+        invariants.extend(self.config.invariants.iter().cloned());
+        let options = self.exec_options();
+        let mut state = trial::Budgeted::new(self.config.budget, started, self.stop);
+        let lab = trial::Lab {
+            session: self.session,
+            options: &options,
+            values: self.values,
+            invariants: &invariants,
+            config: self.config,
+            watcher: self.watcher,
+        };
+        self.watcher.phase(Phase::Explore);
+        self.watcher.reasoning(&format!(
+            "Exploring {} within {} page states, staying on its origin.",
+            self.config.target, self.config.budget.pages
+        ));
+        let explored = explore::explore(&lab, &mut state).await;
+        self.watcher.phase(Phase::Hypothesize);
+        for invariant in &invariants {
+            self.watcher
+                .invariant(invariant, &InvariantStatus::Unbroken);
+        }
+        self.watcher.reasoning(&format!(
+            "{} invariants to hold: {} generic oracles and {} written for this app.",
+            invariants.len(),
+            invariants.len() - self.config.invariants.len(),
+            self.config.invariants.len()
+        ));
+        self.watcher.phase(Phase::Attack);
+        let mut judged = judge::Judged::default();
+        attack::attack(&lab, &explored, &mut state, &mut judged).await;
+        self.watcher.phase(Phase::Report);
+        let statuses = judged.statuses(&invariants);
+        AuditOutcome {
+            findings: judged.findings,
+            invariants: invariants.into_iter().zip(statuses).collect(),
+            pages_explored: explored.pages.len(),
+            actions: state.actions,
+            attacks: state.attacks,
+            unconfirmed: judged.unconfirmed,
+            stopped_by: state.stopped_by().to_owned(),
+            runtime: started.elapsed(),
+        }
+    }
+
+    fn exec_options(&self) -> ExecOptions {
+        let mut base = self.config.target.clone();
+        base.set_path("/");
+        base.set_query(None);
+        base.set_fragment(None);
+        let mut options = ExecOptions::new(base);
+        options.default_timeout = self.config.action_timeout;
+        options.artifacts_dir = self.config.artifacts_dir.clone();
+        options.allowed_origins = self.config.allowed_origins.clone();
+        options
+    }
+}

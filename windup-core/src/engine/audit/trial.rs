@@ -1,0 +1,292 @@
+//! A trial: a sequence of actions run from a fresh session, the page observed after each one
+//! and every invariant checked — state invariants on each page, transition invariants around
+//! each action.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::browser::Session;
+use crate::executor::{ExecOptions, Executor, ValueSource};
+use crate::invariant::{ActionFacts, Invariant, Observation, Probe, Verdict};
+use crate::plan::{Action, ActionKind};
+
+use super::{AuditConfig, AuditWatcher, Budget, StopSignal};
+
+/// The scenario name the audit's actions run under, in evidence file names.
+pub(super) const SCENARIO: &str = "audit";
+
+/// What a trial needs and does not change.
+pub(super) struct Lab<'a> {
+    pub(super) session: &'a Session,
+    pub(super) options: &'a ExecOptions,
+    pub(super) values: &'a dyn ValueSource,
+    pub(super) invariants: &'a [Invariant],
+    pub(super) config: &'a AuditConfig,
+    pub(super) watcher: &'a dyn AuditWatcher,
+}
+
+/// The audit's spending against its budget.
+pub(super) struct Budgeted<'a> {
+    budget: Budget,
+    started: Instant,
+    stop: &'a dyn StopSignal,
+    pub(super) actions: usize,
+    pub(super) attacks: usize,
+    stopped: Option<&'static str>,
+    /// Invariants found not to evaluate on this app, by index, with the error.
+    pub(super) invalid: Mutex<BTreeMap<usize, String>>,
+    /// Actions done before the first violation was seen, and when.
+    pub(super) first_seen: Option<(usize, std::time::Duration)>,
+}
+
+impl<'a> Budgeted<'a> {
+    pub(super) fn new(budget: Budget, started: Instant, stop: &'a dyn StopSignal) -> Self {
+        Budgeted {
+            budget,
+            started,
+            stop,
+            actions: 0,
+            attacks: 0,
+            stopped: None,
+            invalid: Mutex::new(BTreeMap::new()),
+            first_seen: None,
+        }
+    }
+
+    pub(super) fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Whether the audit must stop now; remembers why.
+    pub(super) fn exhausted(&mut self) -> bool {
+        if self.stopped.is_none() {
+            if self.stop.stop_requested() {
+                self.stopped = Some("stopped");
+            } else if self.started.elapsed() >= self.budget.time {
+                self.stopped = Some("time");
+            } else if self.actions >= self.budget.steps {
+                self.stopped = Some("steps");
+            }
+        }
+        self.stopped.is_some()
+    }
+
+    pub(super) fn stopped_by(&self) -> &'static str {
+        self.stopped.unwrap_or("done")
+    }
+
+    pub(super) fn elapsed(&self) -> std::time::Duration {
+        self.started.elapsed()
+    }
+}
+
+/// A violation seen in a trial: which invariant (index into the lab's), after which action
+/// (index into the trial's actions), and the values it read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Violation {
+    pub(super) invariant: usize,
+    pub(super) at: usize,
+    pub(super) seen: Vec<String>,
+}
+
+/// An invariant checked once, after the action `at`, against the state after action `since`
+/// (ids of the trial's actions): the differential oracles.
+pub(super) struct Extra<'a> {
+    pub(super) invariant: &'a Invariant,
+    pub(super) since: &'a str,
+    pub(super) at: &'a str,
+}
+
+/// What a trial did.
+#[derive(Debug, Default)]
+pub(super) struct Run {
+    /// Actions carried out.
+    pub(super) done: usize,
+    /// Why it stopped before its end, when it did.
+    pub(super) failed: Option<String>,
+    /// Every violation, in order (one per invariant: the first).
+    pub(super) violations: Vec<Violation>,
+    /// The extra check's violation, when it had one.
+    pub(super) extra: Option<Vec<String>>,
+    /// The page after opening, then after each action done.
+    pub(super) pages: Vec<Observation>,
+    pub(super) screenshot: Option<PathBuf>,
+}
+
+impl Lab<'_> {
+    /// The probes every check needs, the extra one's and `more` included.
+    pub(super) fn probes(&self, extra: Option<&Extra<'_>>, more: &[Probe]) -> BTreeSet<Probe> {
+        let mut probes: BTreeSet<Probe> =
+            self.invariants.iter().flat_map(Invariant::probes).collect();
+        if let Some(extra) = extra {
+            probes.extend(extra.invariant.probes());
+        }
+        probes.extend(more.iter().cloned());
+        probes
+    }
+
+    /// Runs `actions` from a fresh session on the target's start page; the pages are also
+    /// asked for `more`.
+    pub(super) async fn run(
+        &self,
+        actions: &[Action],
+        extra: Option<&Extra<'_>>,
+        more: &[Probe],
+        spend: &mut Budgeted<'_>,
+        label: Option<&str>,
+    ) -> Run {
+        let mut run = Run::default();
+        let probes = self.probes(extra, more);
+        let executor = Executor::new(self.session, self.options, self.values);
+        if let Err(err) = self.open(&executor).await {
+            run.failed = Some(err);
+            return run;
+        }
+        match self.session.observe(&probes).await {
+            Ok(page) => run.pages.push(page),
+            Err(err) => {
+                run.failed = Some(err.to_string());
+                return run;
+            }
+        }
+        let mut since: Option<Observation> = None;
+        for (index, action) in actions.iter().enumerate() {
+            if spend.exhausted() {
+                run.failed = Some("the audit's budget ran out".to_owned());
+                break;
+            }
+            spend.actions += 1;
+            if let Err(why) = self.step(&executor, action, index, actions.len()).await {
+                run.failed = Some(why);
+                break;
+            }
+            run.done += 1;
+            let page = match self.session.observe(&probes).await {
+                Ok(page) => page,
+                Err(err) => {
+                    run.failed = Some(err.to_string());
+                    break;
+                }
+            };
+            self.check(&mut run, actions, index, &page, spend);
+            if let Some(extra) = extra {
+                if action.id == extra.since {
+                    since = Some(page.clone());
+                }
+                if action.id == extra.at
+                    && let Verdict::Violated { seen } =
+                        extra.invariant.check(&page, None, since.as_ref(), None)
+                {
+                    run.extra = Some(seen);
+                }
+            }
+            if let Some(label) = label {
+                self.watcher.action(label, action, None);
+            }
+            run.pages.push(page);
+        }
+        run
+    }
+
+    pub(super) async fn open(&self, executor: &Executor<'_>) -> Result<(), String> {
+        self.session.reset().await.map_err(|e| e.to_string())?;
+        let start = crate::invariant::location_of(self.config.target.as_str());
+        executor
+            .open(SCENARIO, &start, 0)
+            .await
+            .map_err(|failure| failure.to_string())
+    }
+
+    /// Carries out one action, refusing what the deny list keeps out of bounds.
+    pub(super) async fn step(
+        &self,
+        executor: &Executor<'_>,
+        action: &Action,
+        index: usize,
+        of: usize,
+    ) -> Result<(), String> {
+        let deny = &self.config.deny;
+        if let Some(url) = &action.url
+            && deny.denies_location(url)
+        {
+            return Err(format!("{url} is on the deny list"));
+        }
+        if let Some(target) = &action.target {
+            let name = target.identity.name.as_deref().unwrap_or("");
+            if deny.denies_name(name) {
+                return Err(format!("{name:?} is on the deny list"));
+            }
+        }
+        executor
+            .step(SCENARIO, action, index + 1, of)
+            .await
+            .map(|_| ())
+            .map_err(|failure| failure.cause.to_string())
+    }
+
+    /// Checks every invariant after action `index`, the page before it and the action.
+    pub(super) fn check(
+        &self,
+        run: &mut Run,
+        actions: &[Action],
+        index: usize,
+        page: &Observation,
+        spend: &mut Budgeted<'_>,
+    ) {
+        let before = run.pages.last();
+        let facts = facts(actions, index);
+        for (n, invariant) in self.invariants.iter().enumerate() {
+            if run.violations.iter().any(|v| v.invariant == n) {
+                continue;
+            }
+            match invariant.check(page, None, before, Some(&facts)) {
+                Verdict::Violated { seen } => {
+                    if spend.first_seen.is_none() {
+                        spend.first_seen = Some((spend.actions, spend.elapsed()));
+                    }
+                    run.violations.push(Violation {
+                        invariant: n,
+                        at: index,
+                        seen,
+                    });
+                }
+                Verdict::Broken { error } => {
+                    let mut invalid = spend.invalid.lock().unwrap_or_else(|p| p.into_inner());
+                    invalid.entry(n).or_insert(error);
+                }
+                Verdict::Holds | Verdict::NotApplicable { .. } => {}
+            }
+        }
+    }
+}
+
+/// The action at `index` as a transition predicate reads it; `typed` gathers the values of
+/// the fills that lead up to it.
+pub(super) fn facts(actions: &[Action], index: usize) -> ActionFacts {
+    let action = &actions[index];
+    let mut typed = Vec::new();
+    for earlier in actions[..=index].iter().rev() {
+        match earlier.kind {
+            ActionKind::Fill | ActionKind::Select => {
+                typed.extend(earlier.value.clone());
+            }
+            _ if std::ptr::eq(earlier, action) => {}
+            _ => break,
+        }
+    }
+    typed.reverse();
+    ActionFacts {
+        kind: action.kind.as_str().to_owned(),
+        target: action
+            .target
+            .as_ref()
+            .map(|t| t.selector.clone())
+            .unwrap_or_default(),
+        value: action.value.clone().unwrap_or_default(),
+        key: action.key.clone().unwrap_or_default(),
+        url: action.url.clone().unwrap_or_default(),
+        typed,
+    }
+}

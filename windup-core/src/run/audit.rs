@@ -1,0 +1,415 @@
+//! The audit as a run: the one entry point a front end calls ([`AuditRun`]). It reads the
+//! invariants, opens the audit store, starts the browser, runs the engine's audit, writes each
+//! finding's regression test as it is proven, and tells every step as a [`RunEvent`] — to the
+//! reporters and, in order, to the store, so that a dashboard can rebuild the run from it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use url::Url;
+
+use crate::audit::{
+    Audit, AuditConfig, AuditOutcome, AuditWatcher, Budget, Deny, EmittedTest, Finding,
+    InvariantStatus, Login, Phase, write_test,
+};
+use crate::browser::{Browser, BrowserError};
+use crate::config::Settings;
+use crate::events::{ActionInfo, Events, Reporter, RunEvent};
+use crate::invariant::{Invariant, InvariantError};
+use crate::plan::Action;
+use crate::secrets::Accounts;
+use crate::store::{self, AuditStore, Framework, NewFinding, NewRun, NewTest, RunId, RunStatus, StoreError};
+
+/// Where audits are kept, under the project root.
+pub const STORE_FILE: &str = ".windup/audits.sqlite";
+
+/// Why an audit could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Invariants(Vec<InvariantError>),
+    #[error("the audit store: {0}")]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Browser(#[from] BrowserError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// An audit to run: the target, and what to hold it to.
+pub struct AuditRun {
+    settings: Settings,
+    config: AuditConfig,
+    invariants_dir: Option<PathBuf>,
+    account: Option<String>,
+    store: PathBuf,
+    emit_dir: Option<PathBuf>,
+    reporters: Vec<Box<dyn Reporter>>,
+    stop: Arc<AtomicBool>,
+}
+
+/// A finished audit.
+#[derive(Debug)]
+pub struct AuditFinished {
+    pub run_id: RunId,
+    pub outcome: AuditOutcome,
+    pub tests: Vec<EmittedTest>,
+    pub store: PathBuf,
+}
+
+impl AuditRun {
+    /// An audit of `target` with the project's settings and the default budget.
+    pub fn new(settings: Settings, target: Url) -> Self {
+        let config = AuditConfig {
+            target,
+            seed: 1,
+            budget: Budget::default(),
+            invariants: Vec::new(),
+            inputs: Vec::new(),
+            login: None,
+            deny: Deny::default(),
+            allowed_origins: settings.allowed_origins.clone(),
+            artifacts_dir: settings.artifacts_dir.clone(),
+            action_timeout: settings.timeout.min(Duration::from_secs(5)),
+        };
+        let store = settings.root.join(STORE_FILE);
+        let emit_dir = Some(settings.scenarios_dir.join("audit"));
+        AuditRun {
+            settings,
+            config,
+            invariants_dir: None,
+            account: None,
+            store,
+            emit_dir,
+            reporters: Vec::new(),
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.config.seed = seed;
+        self
+    }
+
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.config.budget = budget;
+        self
+    }
+
+    /// Reads the user's invariants (and known inputs) from `dir` (`invariants/`).
+    pub fn invariants_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.invariants_dir = Some(dir.into());
+        self
+    }
+
+    /// Invariants given directly (a model's, an embedder's).
+    pub fn invariants(mut self, invariants: Vec<Invariant>) -> Self {
+        self.config.invariants.extend(invariants);
+        self
+    }
+
+    /// Logs in with `[accounts.NAME]` when a login form is found.
+    pub fn account(mut self, name: impl Into<String>) -> Self {
+        self.account = Some(name.into());
+        self
+    }
+
+    /// Adds deny patterns (paths, or words of control names).
+    pub fn deny(mut self, patterns: &[String]) -> Result<Self, AuditError> {
+        for pattern in patterns {
+            self.config.deny.add(pattern).map_err(AuditError::Usage)?;
+        }
+        Ok(self)
+    }
+
+    /// Keeps the store somewhere else than `.windup/audits.sqlite`.
+    pub fn store(mut self, path: impl Into<PathBuf>) -> Self {
+        self.store = path.into();
+        self
+    }
+
+    /// Writes regression tests to `dir`, or, with `None`, nowhere.
+    pub fn emit_to(mut self, dir: Option<PathBuf>) -> Self {
+        self.emit_dir = dir;
+        self
+    }
+
+    pub fn reporter(mut self, reporter: impl Reporter + 'static) -> Self {
+        self.reporters.push(Box::new(reporter));
+        self
+    }
+
+    /// A flag that stops the audit at its next step when set.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    pub fn config(&self) -> &AuditConfig {
+        &self.config
+    }
+
+    /// Runs the audit to its end (or its budget, or a stop).
+    pub async fn run(mut self) -> Result<AuditFinished, AuditError> {
+        self.prepare()?;
+        let store = AuditStore::open(&self.store)?;
+        let browser = Browser::launch(self.settings.browser_config()).await?;
+        let session = browser.new_session().await?;
+        session.watch_page_events().await?;
+        let run_id = store.create_run(&NewRun {
+            target_url: self.config.target.to_string(),
+            seed: self.config.seed,
+            budget_json: serde_json::to_string(&self.config.budget).unwrap_or_default(),
+            started_at: crate::ledger::started_at(OffsetDateTime::now_utc()),
+        })?;
+        let teller = Teller {
+            run_id: run_id.clone(),
+            events: Events::new(std::mem::take(&mut self.reporters)),
+            store: Mutex::new(store),
+            emit: self.emit_dir.clone(),
+            scenarios: self.settings.scenarios_dir.clone(),
+            account: self.account.clone(),
+            start: crate::invariant::location_of(self.config.target.as_str()),
+            note: format!("run {run_id}, seed {}", self.config.seed),
+            tests: Mutex::new(Vec::new()),
+            failures: Mutex::new(Vec::new()),
+        };
+        teller.tell(RunEvent::AuditStarted {
+            run_id: run_id.to_string(),
+            target: self.config.target.to_string(),
+            seed: self.config.seed,
+            budget: self.config.budget,
+            deny: self.config.deny.patterns(),
+        });
+        let values = match &self.account {
+            Some(name) => Accounts::for_account(&self.settings, name),
+            None => Accounts::default(),
+        };
+        let audit = Audit {
+            session: &session,
+            config: &self.config,
+            values: &values,
+            watcher: &teller,
+            stop: self.stop.as_ref(),
+        };
+        let outcome = audit.run().await;
+        let _ = session.close().await;
+        drop(browser);
+        teller.finish(&outcome)?;
+        Ok(AuditFinished {
+            run_id,
+            outcome,
+            tests: teller.tests.into_inner().unwrap_or_else(|p| p.into_inner()),
+            store: self.store,
+        })
+    }
+
+    /// Reads the invariants directory and the account, before anything starts.
+    fn prepare(&mut self) -> Result<(), AuditError> {
+        if let Some(dir) = &self.invariants_dir {
+            let (invariants, inputs) =
+                crate::invariant::load_dir_with_inputs(dir).map_err(AuditError::Invariants)?;
+            self.config.invariants.extend(invariants);
+            self.config.inputs.extend(inputs);
+        }
+        if let Some(name) = &self.account {
+            let keys = self.settings.accounts.get(name).ok_or_else(|| {
+                AuditError::Usage(format!(
+                    "there is no [accounts.{name}] in windup.toml; add it, or leave out --account"
+                ))
+            })?;
+            self.config.login = Some(Login {
+                account: name.clone(),
+                keys: keys.keys().cloned().collect(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The audit's watcher: every step as an event, to the reporters and the store; each finding's
+/// test written as it is proven.
+struct Teller {
+    run_id: RunId,
+    events: Events,
+    store: Mutex<AuditStore>,
+    emit: Option<PathBuf>,
+    scenarios: PathBuf,
+    account: Option<String>,
+    start: String,
+    note: String,
+    tests: Mutex<Vec<EmittedTest>>,
+    /// What the store or the file system refused, told once the audit ends.
+    failures: Mutex<Vec<String>>,
+}
+
+impl Teller {
+    fn store(&self) -> std::sync::MutexGuard<'_, AuditStore> {
+        self.store.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn failed(&self, what: String) {
+        self.failures
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(what);
+    }
+
+    /// Stores the event in the run's stream, then hands it to the reporters.
+    fn tell(&self, event: RunEvent) {
+        if let Err(err) = self.store().append_event(&self.run_id, event.name(), &event.to_json()) {
+            self.failed(format!("an event was not stored: {err}"));
+        }
+        self.events.emit(event);
+    }
+
+    fn finish(&self, outcome: &AuditOutcome) -> Result<(), AuditError> {
+        let status = match outcome.stopped_by.as_str() {
+            "stopped" => RunStatus::Stopped,
+            _ => RunStatus::Done,
+        };
+        let invariants: Vec<serde_json::Value> = outcome
+            .invariants
+            .iter()
+            .map(|(invariant, status)| {
+                serde_json::json!({ "invariant": invariant, "status": status })
+            })
+            .collect();
+        let runtime_ms = crate::ledger::millis(outcome.runtime);
+        self.tell(RunEvent::AuditDone {
+            run_id: self.run_id.to_string(),
+            status: status.as_str().to_owned(),
+            runtime_ms,
+            findings: outcome.findings.len(),
+            actions: outcome.actions,
+            stopped_by: outcome.stopped_by.clone(),
+        });
+        let store = self.store();
+        store.set_invariants(&self.run_id, &serde_json::Value::from(invariants).to_string())?;
+        store.finish_run(&self.run_id, status, runtime_ms)?;
+        drop(store);
+        for failure in self.failures.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            self.events.emit(RunEvent::Warning { message: failure });
+        }
+        Ok(())
+    }
+
+    /// Records a finding and writes its test.
+    fn record(&self, finding: &Finding) -> Result<(), String> {
+        let json = |value: &dyn erased::Json| value.json();
+        let new = NewFinding {
+            invariant_id: finding.invariant_id.clone(),
+            severity: finding.severity.as_str().to_owned(),
+            title: finding.title.clone(),
+            expected: finding.expected.clone(),
+            actual: finding.actual.clone(),
+            impact: finding.impact.clone(),
+            steps_json: json(&finding.steps),
+            screenshots_json: json(&finding.screenshots),
+            action_log_json: json(&finding.actions),
+            fingerprint: finding.fingerprint.clone(),
+        };
+        let stored = self
+            .store()
+            .add_finding(&self.run_id, &new)
+            .map_err(|e| format!("the finding {} was not stored: {e}", finding.id))?;
+        let Some(dir) = &self.emit else {
+            return Ok(());
+        };
+        let test = write_test(finding, dir, &self.scenarios, &self.start, self.account.as_deref(), &self.note)
+            .map_err(|e| format!("the test of {} was not written to {}: {e}", finding.id, dir.display()))?;
+        let filename = shown(&test.scenario);
+        self.store()
+            .add_test(
+                &stored,
+                &NewTest {
+                    filename: filename.clone(),
+                    code: format!("{}\n---\n{}", test.code, test.plan),
+                    framework: Framework::Windup,
+                },
+            )
+            .map_err(|e| format!("the test of {} was not stored: {e}", finding.id))?;
+        self.tell(RunEvent::TestWritten {
+            run_id: self.run_id.to_string(),
+            finding: finding.id.clone(),
+            framework: "windup".to_owned(),
+            path: test.scenario.clone(),
+            lockfile: test.lockfile.clone(),
+        });
+        self.tests.lock().unwrap_or_else(|p| p.into_inner()).push(test);
+        Ok(())
+    }
+}
+
+/// A path as a person reads it: relative to the working directory when it is under it.
+fn shown(path: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    path.strip_prefix(&cwd).unwrap_or(path).display().to_string()
+}
+
+mod erased {
+    /// JSON text of anything serializable, for the store's `_json` columns.
+    pub(super) trait Json {
+        fn json(&self) -> String;
+    }
+
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_else(|_| "null".to_owned())
+        }
+    }
+}
+
+impl AuditWatcher for Teller {
+    fn phase(&self, phase: Phase) {
+        let stored = match phase {
+            Phase::Explore => store::Phase::Explore,
+            Phase::Hypothesize => store::Phase::Hypothesize,
+            Phase::Attack => store::Phase::Attack,
+            Phase::Report => store::Phase::Report,
+        };
+        if let Err(err) = self.store().set_phase(&self.run_id, stored) {
+            self.failed(format!("the phase was not stored: {err}"));
+        }
+        self.tell(RunEvent::Phase {
+            run_id: self.run_id.to_string(),
+            phase,
+        });
+    }
+
+    fn reasoning(&self, text: &str) {
+        self.tell(RunEvent::Reasoning {
+            run_id: self.run_id.to_string(),
+            text: text.to_owned(),
+        });
+    }
+
+    fn invariant(&self, invariant: &Invariant, status: &InvariantStatus) {
+        self.tell(RunEvent::Invariant {
+            run_id: self.run_id.to_string(),
+            invariant: invariant.clone(),
+            status: status.clone(),
+        });
+    }
+
+    fn action(&self, label: &str, action: &Action, screenshot: Option<&Path>) {
+        self.tell(RunEvent::AuditAction {
+            run_id: self.run_id.to_string(),
+            label: label.to_owned(),
+            action: ActionInfo::new(action, 0, 0),
+            screenshot: screenshot.map(Path::to_owned),
+        });
+    }
+
+    fn finding(&self, finding: &Finding) {
+        self.tell(RunEvent::Finding {
+            run_id: self.run_id.to_string(),
+            finding: finding.clone(),
+        });
+        if let Err(problem) = self.record(finding) {
+            self.failed(problem);
+        }
+    }
+}
