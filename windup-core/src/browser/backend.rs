@@ -112,4 +112,15 @@ pub(crate) trait Backend: Sync {
     ) -> BackendFuture<'a, Result<bool, BrowserError>> {
         Box::pin(async { Ok(false) })
     }
+
+    /// Has the browser run `js` in every new document of the session (frames too), before the
+    /// page's own scripts, from now on and across resets; `true` when it will. A backend that
+    /// cannot answers `false`, and the caller injects the script where it needs it.
+    fn install_init_script<'a>(
+        &'a self,
+        _session: &'a Session,
+        _js: &'a str,
+    ) -> BackendFuture<'a, Result<bool, BrowserError>> {
+        Box::pin(async { Ok(false) })
+    }
 }

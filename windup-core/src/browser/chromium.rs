@@ -139,6 +139,22 @@ impl Backend for Chromium {
         })
     }
 
+    fn install_init_script<'a>(
+        &'a self,
+        session: &'a Session,
+        js: &'a str,
+    ) -> BackendFuture<'a, Result<bool, BrowserError>> {
+        Box::pin(async move {
+            let params = json!({ "source": js });
+            match cdp(session, "Page.addScriptToEvaluateOnNewDocument", params).await {
+                Ok(_) => Ok(true),
+                // A remote WebDriver may not pass DevTools commands through.
+                Err(BrowserError::Command { .. }) if !session.local => Ok(false),
+                Err(err) => Err(err),
+            }
+        })
+    }
+
     fn slow_network<'a>(
         &'a self,
         session: &'a Session,

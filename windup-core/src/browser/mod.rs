@@ -8,6 +8,7 @@ mod digest;
 mod driver;
 pub mod install;
 mod keys;
+mod observe;
 mod page;
 mod resolve;
 pub(crate) mod scripts;
@@ -307,6 +308,7 @@ impl Browser {
             kind: self.config.kind,
             local: self.driver.is_some(),
             framed: Default::default(),
+            watching: Default::default(),
             _profile: profile,
         })
     }
@@ -338,6 +340,8 @@ pub struct Session {
     local: bool,
     /// Whether the session may be inside a frame rather than on the page itself.
     framed: std::sync::atomic::AtomicBool,
+    /// Whether the backend runs the page-events observer in every new document.
+    watching: std::sync::atomic::AtomicBool,
     _profile: tempfile::TempDir,
 }
 
@@ -602,12 +606,11 @@ impl Session {
     /// part), then `about:blank`.
     pub async fn reset(&self) -> Result<(), BrowserError> {
         self.leave_frames().await?;
-        self.execute(
-            "reset storage",
-            "try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}",
-            vec![],
-        )
-        .await?;
+        let clear = format!(
+            "try {{ {} localStorage.clear(); sessionStorage.clear(); }} catch (e) {{}}",
+            observe::STOP_OBSERVER_JS
+        );
+        self.execute("reset storage", &clear, vec![]).await?;
         let origins = std::mem::take(&mut *self.visited.lock().unwrap_or_else(|p| p.into_inner()));
         self.backend()
             .clear_browsing_data(self, origins.into_iter().collect())

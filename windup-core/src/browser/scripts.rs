@@ -23,7 +23,7 @@ pub(crate) type Script = LazyLock<String>;
 
 /// Drops whole-line comments, blank lines and indentation. Safe for Windup's scripts, which keep
 /// no multi-line string literals (a test checks it).
-fn compact(source: &str) -> String {
+pub(crate) fn compact(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     for line in source.lines() {
         let line = line.trim();
@@ -49,6 +49,8 @@ mod tests {
         ("snapshot.js", include_str!("js/snapshot.js")),
         ("structure.js", include_str!("js/structure.js")),
         ("digest.js", include_str!("js/digest.js")),
+        ("observer.js", include_str!("js/observer.js")),
+        ("observe.js", include_str!("js/observe.js")),
     ];
 
     #[test]

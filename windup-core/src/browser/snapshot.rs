@@ -68,7 +68,17 @@ impl Session {
         during: &str,
         script: &str,
     ) -> Result<T, BrowserError> {
-        let raw = self.execute(during, script, vec![]).await?;
+        self.page_script_with(during, script, vec![]).await
+    }
+
+    /// As [`Session::page_script`], with arguments for the script.
+    pub(crate) async fn page_script_with<T: serde::de::DeserializeOwned>(
+        &self,
+        during: &str,
+        script: &str,
+        args: Vec<serde_json::Value>,
+    ) -> Result<T, BrowserError> {
+        let raw = self.execute(during, script, args).await?;
         serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
             during: during.into(),
             value: format!("{err}: {}", truncate(&raw.to_string(), 300)),

@@ -1,6 +1,7 @@
 //! The deterministic loop: open the start page, then for each action gate, act and verify.
 //! No model is involved; the same plan on the same page does the same thing every time.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -9,10 +10,11 @@ use url::Url;
 
 use crate::browser::{BrowserError, Clicked, GateMode, Key, Probe, ProbeState, Session};
 use crate::fragments::{FragmentPlans, NoFragments};
-use crate::plan::{Action, ActionKind, Plan};
+use crate::invariant::{self, ActionFacts, Observation, Predicate};
+use crate::plan::{Action, ActionKind, Plan, Postcondition};
 use crate::secrets::SecretValue;
 use crate::signature::PageVisit;
-use crate::verifier::{self, Unmet};
+use crate::verifier::{self, Baseline, Unmet};
 
 /// How the executor runs plans.
 #[derive(Debug, Clone)]
@@ -206,6 +208,31 @@ pub struct Executor<'a> {
     watcher: &'a dyn Watcher,
     /// The pages reached since the last [`Executor::take_visits`], in order.
     visits: Mutex<Vec<PageVisit>>,
+    /// What `holds` postconditions compare with: read only for plans that have them.
+    baselines: Mutex<Baselines>,
+}
+
+/// An action of a run, for baselines: the scenario (or `scenario/fragment`) and the action id.
+type ActionKey = (String, String);
+
+/// The pages `holds` postconditions compare with: what to read around which action, and what
+/// was read.
+#[derive(Debug, Default)]
+struct Baselines {
+    /// Probes to read just before an action runs.
+    before: BTreeMap<ActionKey, BTreeSet<invariant::Probe>>,
+    /// Probes to read right after an action and its postconditions passed.
+    after: BTreeMap<ActionKey, BTreeSet<invariant::Probe>>,
+    /// The page just before each action that needed it.
+    seen_before: BTreeMap<ActionKey, Observation>,
+    /// The page right after each action a `since` names.
+    seen_after: BTreeMap<ActionKey, Observation>,
+    /// The page events gathered since just before each action that has a `holds`.
+    events: BTreeMap<ActionKey, invariant::PageEvents>,
+}
+
+fn key(scenario: &str, action_id: &str) -> ActionKey {
+    (scenario.to_owned(), action_id.to_owned())
 }
 
 impl<'a> Executor<'a> {
@@ -221,6 +248,7 @@ impl<'a> Executor<'a> {
             fragments: &NoFragments,
             watcher: &Unwatched,
             visits: Mutex::new(Vec::new()),
+            baselines: Mutex::new(Baselines::default()),
         }
     }
 
@@ -288,6 +316,7 @@ impl<'a> Executor<'a> {
         let scenario = plan.scenario_id.as_str();
         let of = plan.actions.len();
         self.open(scenario, &plan.start_url, of).await?;
+        self.prepare_plan(scenario, plan);
         let mut records = Vec::with_capacity(of);
         for (index, action) in plan.actions.iter().enumerate() {
             records.push(self.step(scenario, action, index + 1, of).await?);
@@ -313,6 +342,7 @@ impl<'a> Executor<'a> {
         start_url: &str,
         of: usize,
     ) -> Result<(), Box<StepFailure>> {
+        self.forget_pages();
         let opening = async {
             let url = self.resolve_url(start_url)?;
             let opened = self.session.goto(url.as_str()).await.map_err(navigation)?;
@@ -356,7 +386,7 @@ impl<'a> Executor<'a> {
             kind: Some(action.kind),
             selector: action.target.as_ref().map(|t| t.selector.as_str()),
         };
-        let done = match self.run_action(scenario, action).await {
+        let done = match self.run_action(scenario, scenario, action).await {
             Ok(()) => {
                 let duration = started.elapsed();
                 self.observe(scenario).await;
@@ -394,11 +424,19 @@ impl<'a> Executor<'a> {
         self.options
     }
 
-    async fn run_action(&self, scenario: &str, action: &Action) -> Result<(), FailureCause> {
+    /// Gates, acts and verifies one action; `key` names the run it belongs to for baselines
+    /// (the scenario, or `scenario/fragment` inside a fragment).
+    async fn run_action(
+        &self,
+        scenario: &str,
+        key: &str,
+        action: &Action,
+    ) -> Result<(), FailureCause> {
         let timeout = action
             .timeout_ms
             .map(Duration::from_millis)
             .unwrap_or(self.options.default_timeout);
+        self.read_before(key, action).await?;
         let started = Instant::now();
         let deadline = started + timeout;
         let acted = self.act(scenario, action, deadline, started).await;
@@ -408,15 +446,197 @@ impl<'a> Executor<'a> {
         left.map_err(FailureCause::Browser)?;
         // Postconditions get the action's full timeout from the moment the act is done.
         let verify_deadline = Instant::now() + timeout;
-        verifier::verify(
+        let mut baseline = self.baseline(key, action, &action.expect);
+        let verified = verifier::verify(
             self.session,
             &self.options.base_url,
             &action.expect,
+            &mut baseline,
             verify_deadline,
         )
-        .await
-        .map_err(FailureCause::Browser)?
-        .map_err(FailureCause::Unmet)
+        .await;
+        self.keep_events(key, &action.id, baseline);
+        verified
+            .map_err(FailureCause::Browser)?
+            .map_err(FailureCause::Unmet)?;
+        self.read_after(key, action).await
+    }
+
+    /// Makes ready for a plan's `holds` postconditions: each is told to the executor as
+    /// [`Executor::prepare_holds`] would be. [`Executor::run`] does it; a caller that runs a
+    /// plan's actions one by one with [`Executor::step`] does it first, so that a `since`
+    /// finds the page it names.
+    pub fn prepare_plan(&self, scenario: &str, plan: &Plan) {
+        for action in &plan.actions {
+            for condition in &action.expect {
+                self.prepare_holds(scenario, &action.id, condition);
+            }
+        }
+    }
+
+    /// Tells the executor that `condition` will be checked after the action `action_id` of
+    /// `scenario`: for a `holds`, the page is then read just before that action (its events
+    /// count from there) and, for its `before.`, right after the action its `since` names. Other
+    /// postconditions need nothing. It must come before the actions it names run.
+    pub fn prepare_holds(&self, scenario: &str, action_id: &str, condition: &Postcondition) {
+        let Postcondition::Holds { predicate, since } = condition else {
+            return;
+        };
+        let Ok(parsed) = Predicate::parse(predicate) else {
+            return;
+        };
+        let mut baselines = self.baselines();
+        let before = baselines
+            .before
+            .entry(key(scenario, action_id))
+            .or_default();
+        if !parsed.reads_before() {
+            return;
+        }
+        match since {
+            None => before.extend(parsed.probes()),
+            Some(since) => baselines
+                .after
+                .entry(key(scenario, since))
+                .or_default()
+                .extend(parsed.probes()),
+        }
+    }
+
+    fn baselines(&self) -> std::sync::MutexGuard<'_, Baselines> {
+        self.baselines.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A new run on this session: nothing read of earlier pages is compared with any more.
+    fn forget_pages(&self) {
+        let mut baselines = self.baselines();
+        baselines.seen_before.clear();
+        baselines.seen_after.clear();
+        baselines.events.clear();
+    }
+
+    /// Reads the page just before an action that has a `holds`, or that one was prepared for;
+    /// no script for any other action. Its events so far belong to earlier actions.
+    async fn read_before(&self, run: &str, action: &Action) -> Result<(), FailureCause> {
+        let at = key(run, &action.id);
+        let prepared = self.baselines().before.get(&at).cloned();
+        let own: Vec<Predicate> = action
+            .expect
+            .iter()
+            .filter_map(|condition| match condition {
+                Postcondition::Holds { predicate, since } => {
+                    Predicate::parse(predicate).ok().filter(|_| since.is_none())
+                }
+                _ => None,
+            })
+            .collect();
+        let has_holds = action.expect.iter().any(|c| c.kind() == "holds");
+        if prepared.is_none() && !has_holds {
+            return Ok(());
+        }
+        let mut probes = prepared.unwrap_or_default();
+        for predicate in own.iter().filter(|p| p.reads_before()) {
+            probes.extend(predicate.probes());
+        }
+        let page = self.read_page(&probes, action).await?;
+        let mut baselines = self.baselines();
+        baselines.events.insert(at.clone(), Default::default());
+        match page {
+            Some(page) => baselines.seen_before.insert(at, page),
+            None => baselines.seen_before.remove(&at),
+        };
+        Ok(())
+    }
+
+    /// Reads the page right after an action that a later `since` names; its events join the
+    /// action's.
+    async fn read_after(&self, run: &str, action: &Action) -> Result<(), FailureCause> {
+        let at = key(run, &action.id);
+        let Some(probes) = self.baselines().after.get(&at).cloned() else {
+            return Ok(());
+        };
+        let Some(mut page) = self.read_page(&probes, action).await? else {
+            return Ok(());
+        };
+        let mut baselines = self.baselines();
+        let events = std::mem::take(&mut page.events);
+        verifier::absorb(baselines.events.entry(at.clone()).or_default(), events);
+        baselines.seen_after.insert(at, page);
+        Ok(())
+    }
+
+    /// As [`Executor::read_after`], for an action the executor did not run itself (a `use`
+    /// whose fragment was planned in its place).
+    pub(crate) async fn after_action(
+        &self,
+        scenario: &str,
+        action: &Action,
+    ) -> Result<(), FailureCause> {
+        self.read_after(scenario, action).await
+    }
+
+    /// The page, once it can be read, within the action's timeout: a page still navigating is
+    /// looked at again after its next change; `None` when it never settles.
+    async fn read_page(
+        &self,
+        probes: &BTreeSet<invariant::Probe>,
+        action: &Action,
+    ) -> Result<Option<Observation>, FailureCause> {
+        let timeout = action
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.options.default_timeout);
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self.session.observe(probes).await {
+                Ok(page) => return Ok(Some(page)),
+                Err(err) if err.is_lost() => return Err(FailureCause::Browser(err)),
+                Err(_) if Instant::now() >= deadline => return Ok(None),
+                Err(_) => self.session.wait_for_change().await,
+            }
+        }
+    }
+
+    /// What the `conditions` checked after `action` compare with (nothing to gather when none is
+    /// a `holds`).
+    pub(crate) fn baseline(
+        &self,
+        run: &str,
+        action: &Action,
+        conditions: &[Postcondition],
+    ) -> Baseline {
+        if !conditions.iter().any(|c| c.kind() == "holds") {
+            return Baseline::default();
+        }
+        let at = key(run, &action.id);
+        let baselines = self.baselines();
+        let after = conditions
+            .iter()
+            .filter_map(|condition| match condition {
+                Postcondition::Holds {
+                    since: Some(since), ..
+                } => baselines
+                    .seen_after
+                    .get(&key(run, since))
+                    .map(|page| (since.clone(), page.clone())),
+                _ => None,
+            })
+            .collect();
+        Baseline {
+            before: baselines.seen_before.get(&at).cloned(),
+            after,
+            action: Some(facts(action)),
+            events: baselines.events.get(&at).cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Keeps the events a verification gathered, for the next one after the same action.
+    pub(crate) fn keep_events(&self, run: &str, action_id: &str, baseline: Baseline) {
+        if baseline.action.is_some() {
+            self.baselines()
+                .events
+                .insert(key(run, action_id), baseline.events);
+        }
     }
 
     /// Carries out an action once its element is actionable, before its postconditions.
@@ -515,13 +735,15 @@ impl<'a> Executor<'a> {
             .fragments
             .plan(name)
             .map_err(|err| in_fragment(None, FailureCause::Refused(err.to_string())))?;
+        let key = format!("{scenario}/{name}");
+        self.prepare_plan(&key, &plan);
         for inner in &plan.actions {
             if inner.kind == ActionKind::Use {
                 let nested =
                     FailureCause::Refused("a fragment cannot use another fragment".to_owned());
                 return Err(in_fragment(Some(&inner.id), nested));
             }
-            Box::pin(self.run_action(scenario, inner))
+            Box::pin(self.run_action(scenario, &key, inner))
                 .await
                 .map_err(|cause| in_fragment(Some(&inner.id), cause))?;
             self.observe(scenario).await;
@@ -745,6 +967,21 @@ impl<'a> Position<'a> {
             kind: None,
             selector: None,
         }
+    }
+}
+
+/// The action a transition predicate reads as `action.`; a secret's reference is never a value.
+fn facts(action: &Action) -> ActionFacts {
+    ActionFacts {
+        kind: action.kind.as_str().to_owned(),
+        target: action
+            .target
+            .as_ref()
+            .map(|t| t.selector.clone())
+            .unwrap_or_default(),
+        value: action.value.clone().unwrap_or_default(),
+        key: action.key.clone().unwrap_or_default(),
+        url: action.url.clone().unwrap_or_default(),
     }
 }
 

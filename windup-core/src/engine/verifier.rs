@@ -1,6 +1,7 @@
 //! Postconditions, checked without any model: polled against the live page until they all hold
 //! or the deadline passes.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use globset::GlobBuilder;
@@ -8,6 +9,9 @@ use serde_json::{Value, json};
 use url::Url;
 
 use crate::browser::{BrowserError, Session};
+use crate::invariant::{
+    ActionFacts, Observation, PageEvents, Predicate, Probe, VARIABLES, Verdict, location_of,
+};
 use crate::plan::Postcondition;
 
 /// A postcondition that did not hold by the deadline, and what was seen instead.
@@ -36,6 +40,10 @@ pub fn describe(condition: &Postcondition) -> String {
         } => {
             format!("input_value {selector} = {value:?}")
         }
+        Postcondition::Holds { predicate, since } => match since {
+            Some(since) => format!("holds {predicate:?} since {since}"),
+            None => format!("holds {predicate:?}"),
+        },
     };
     match condition.frames() {
         [] => described,
@@ -43,20 +51,70 @@ pub fn describe(condition: &Postcondition) -> String {
     }
 }
 
+/// What `holds` postconditions compare with, and what the page did since their action began.
+#[derive(Debug, Clone, Default)]
+pub struct Baseline {
+    /// The page just before the action, when it was read.
+    pub before: Option<Observation>,
+    /// The page right after earlier actions, by id, for the `since` of a `holds`.
+    pub after: BTreeMap<String, Observation>,
+    /// The action the conditions follow, for `action.` in a predicate.
+    pub action: Option<ActionFacts>,
+    /// The page's events since just before the action, gathered across looks: every look
+    /// drains them, so each `holds` sees all of them, not only the last look's.
+    pub events: PageEvents,
+}
+
 /// The page checks of one frame chain, each with the index of its condition.
 type CheckGroup<'a> = (&'a [String], Vec<(usize, Value)>);
 
-/// Polls until every condition holds (`Ok(Ok)`) or the deadline passes (`Ok(Err(unmet))`).
+/// Polls until every condition holds (`Ok(Ok)`) or the deadline passes (`Ok(Err(unmet))`); a
+/// `holds` whose predicate cannot be evaluated at all fails at once. `baseline` gathers the
+/// page events the looks drain.
 pub async fn verify(
     session: &Session,
     base: &Url,
     conditions: &[Postcondition],
+    baseline: &mut Baseline,
     deadline: Instant,
 ) -> Result<Result<(), Vec<Unmet>>, BrowserError> {
     if conditions.is_empty() {
         return Ok(Ok(()));
     }
-    // Page checks, one script per frame chain: the page's own first, in one call.
+    let groups = page_groups(conditions);
+    let holds = HoldsChecks::new(conditions);
+    loop {
+        let mut unmet = url_unmet(session, base, conditions).await?;
+        // A failing page check has already waited in the page for its next change.
+        let mut waited = false;
+        for (frames, checks) in &groups {
+            let wire: Vec<Value> = checks.iter().map(|(_, v)| v.clone()).collect();
+            let answers = session.check_in(frames, &wire).await?;
+            for ((index, _), answer) in checks.iter().zip(answers) {
+                if !answer.ok {
+                    waited = true;
+                    unmet.push(Unmet {
+                        condition: conditions[*index].clone(),
+                        seen: answer.seen.unwrap_or_else(|| "it does not hold".into()),
+                    });
+                }
+            }
+        }
+        let broken = holds.poll(session, baseline, &mut unmet).await?;
+        if unmet.is_empty() {
+            return Ok(Ok(()));
+        }
+        if broken || Instant::now() >= deadline {
+            return Ok(Err(unmet));
+        }
+        if !waited {
+            session.wait_for_change().await;
+        }
+    }
+}
+
+/// Page checks, one script per frame chain: the page's own first, in one call.
+fn page_groups(conditions: &[Postcondition]) -> Vec<CheckGroup<'_>> {
     let mut groups: Vec<CheckGroup<'_>> = Vec::new();
     for (i, condition) in conditions.iter().enumerate() {
         let Some(check) = page_check(condition) else {
@@ -69,48 +127,195 @@ pub async fn verify(
         }
     }
     groups.sort_by_key(|(frames, _)| !frames.is_empty());
-    loop {
-        let mut unmet = Vec::new();
-        let url_conditions = conditions.iter().filter_map(|c| match c {
-            Postcondition::UrlMatches { pattern } => Some((c, pattern)),
-            _ => None,
-        });
-        let mut current = None;
-        for (condition, pattern) in url_conditions {
-            let url = match &current {
-                Some(url) => url,
-                None => current.insert(session.current_url().await?),
+    groups
+}
+
+/// The URL conditions that do not hold now; the URL is read once, and only when one is asked.
+async fn url_unmet(
+    session: &Session,
+    base: &Url,
+    conditions: &[Postcondition],
+) -> Result<Vec<Unmet>, BrowserError> {
+    let mut unmet = Vec::new();
+    let mut current = None;
+    for condition in conditions {
+        let Postcondition::UrlMatches { pattern } = condition else {
+            continue;
+        };
+        let url = match &current {
+            Some(url) => url,
+            None => current.insert(session.current_url().await?),
+        };
+        if let Err(seen) = url_matches(pattern, url, base) {
+            unmet.push(Unmet {
+                condition: condition.clone(),
+                seen,
+            });
+        }
+    }
+    Ok(unmet)
+}
+
+/// The `holds` conditions of one verification, with everything they read from the page.
+struct HoldsChecks<'a> {
+    checks: Vec<(
+        &'a Postcondition,
+        Result<Predicate, String>,
+        Option<&'a str>,
+    )>,
+    probes: BTreeSet<Probe>,
+}
+
+impl<'a> HoldsChecks<'a> {
+    fn new(conditions: &'a [Postcondition]) -> Self {
+        let mut checks = Vec::new();
+        let mut probes = BTreeSet::new();
+        for condition in conditions {
+            let Postcondition::Holds { predicate, since } = condition else {
+                continue;
             };
-            if let Err(seen) = url_matches(pattern, url, base) {
+            let parsed = Predicate::parse(predicate).map_err(|err| err.to_string());
+            if let Ok(parsed) = &parsed {
+                probes.extend(parsed.probes());
+            }
+            checks.push((condition, parsed, since.as_deref()));
+        }
+        Self { checks, probes }
+    }
+
+    /// Looks at the page once and checks every predicate; `true` when one cannot be evaluated
+    /// at all, so waiting is pointless.
+    async fn poll(
+        &self,
+        session: &Session,
+        baseline: &mut Baseline,
+        unmet: &mut Vec<Unmet>,
+    ) -> Result<bool, BrowserError> {
+        if self.checks.is_empty() {
+            return Ok(false);
+        }
+        let mut now = match session.observe(&self.probes).await {
+            Ok(now) => now,
+            // A script interrupted by a navigation is "not yet".
+            Err(BrowserError::Command { reason, .. }) => {
+                for (condition, ..) in &self.checks {
+                    unmet.push(Unmet {
+                        condition: (*condition).clone(),
+                        seen: format!("the page changed while it was read ({reason})"),
+                    });
+                }
+                return Ok(false);
+            }
+            Err(err) => return Err(err),
+        };
+        absorb(&mut baseline.events, std::mem::take(&mut now.events));
+        now.events = baseline.events.clone();
+        let mut broken = false;
+        for (condition, predicate, since) in &self.checks {
+            if let Err((seen, at_once)) = holds(predicate, *since, &now, baseline) {
+                broken |= at_once;
                 unmet.push(Unmet {
-                    condition: condition.clone(),
+                    condition: (*condition).clone(),
                     seen,
                 });
             }
         }
-        let url_failed = !unmet.is_empty();
-        for (frames, checks) in &groups {
-            let wire: Vec<Value> = checks.iter().map(|(_, v)| v.clone()).collect();
-            let answers = session.check_in(frames, &wire).await?;
-            for ((index, _), answer) in checks.iter().zip(answers) {
-                if !answer.ok {
-                    unmet.push(Unmet {
-                        condition: conditions[*index].clone(),
-                        seen: answer.seen.unwrap_or_else(|| "it does not hold".into()),
-                    });
-                }
-            }
-        }
-        if unmet.is_empty() {
-            return Ok(Ok(()));
-        }
-        if Instant::now() >= deadline {
-            return Ok(Err(unmet));
-        }
-        if url_failed && groups.is_empty() {
-            session.wait_for_change().await;
-        }
+        Ok(broken)
     }
+}
+
+/// Whether one predicate holds on `now`; the error side says why not, and whether it never can.
+fn holds(
+    predicate: &Result<Predicate, String>,
+    since: Option<&str>,
+    now: &Observation,
+    baseline: &Baseline,
+) -> Result<(), (String, bool)> {
+    let predicate = predicate.as_ref().map_err(|err| {
+        (
+            format!("it is not a predicate Windup can check: {err}"),
+            true,
+        )
+    })?;
+    let compared = match since {
+        Some(id) => Some(baseline.after.get(id).ok_or_else(|| {
+            (
+                format!(
+                    "it compares with the page right after action {id:?}, which was not read \
+                     in this run (did that action run before this one?)"
+                ),
+                true,
+            )
+        })?),
+        None => baseline.before.as_ref(),
+    };
+    match predicate.check(now, compared, baseline.action.as_ref()) {
+        Verdict::Holds => Ok(()),
+        Verdict::Violated { seen } => {
+            let mut seen = seen;
+            seen.extend(variables_read(predicate.source(), now));
+            Err((
+                match seen.as_slice() {
+                    [] => "it is false".to_owned(),
+                    _ => format!("it is false: {}", seen.join("; ")),
+                },
+                false,
+            ))
+        }
+        Verdict::NotApplicable { why } => Err((format!("it does not apply: {why}"), false)),
+        Verdict::Broken { error } => Err((format!("it cannot be evaluated: {error}"), true)),
+    }
+}
+
+/// The page variables a predicate names, with their values on `page`, for a failure message:
+/// `errors = ["Uncaught TypeError: …"]`.
+fn variables_read(source: &str, page: &Observation) -> Vec<String> {
+    let named = |name: &str| {
+        source.match_indices(name).any(|(at, _)| {
+            let before = source[..at].chars().next_back();
+            let after = source[at + name.len()..].chars().next();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !word(before) && !word(after) && before != Some('.')
+        })
+    };
+    let list = |items: &[String]| format!("{items:?}");
+    VARIABLES
+        .iter()
+        .filter(|name| **name != "action" && named(name))
+        .map(|name| {
+            let value = match *name {
+                "url" => format!("{:?}", page.url),
+                "path" | "hash" => format!("{:?}", location_of(&page.url)),
+                "title" => format!("{:?}", page.title),
+                "status" => page.status.to_string(),
+                "errors" => list(&page.events.errors),
+                "console_errors" => list(&page.events.console_errors),
+                "dialogs" => list(&page.events.dialogs),
+                "markers" => list(&page.events.markers),
+                "broken_texts" => list(&page.broken_texts),
+                "negative_amounts" => list(&page.negative_amounts),
+                _ => {
+                    let requests: Vec<String> = page
+                        .events
+                        .failed_requests
+                        .iter()
+                        .map(|r| format!("{} {} {}", r.method, r.url, r.status))
+                        .collect();
+                    list(&requests)
+                }
+            };
+            format!("{name} = {value}")
+        })
+        .collect()
+}
+
+/// Adds the events of one look to those gathered before it.
+pub(crate) fn absorb(into: &mut PageEvents, from: PageEvents) {
+    into.errors.extend(from.errors);
+    into.console_errors.extend(from.console_errors);
+    into.dialogs.extend(from.dialogs);
+    into.failed_requests.extend(from.failed_requests);
+    into.markers.extend(from.markers);
 }
 
 fn page_check(condition: &Postcondition) -> Option<Value> {
@@ -128,7 +333,7 @@ fn page_check(condition: &Postcondition) -> Option<Value> {
         } => {
             json!({ "kind": "input_value", "selector": selector, "value": value })
         }
-        Postcondition::UrlMatches { .. } => return None,
+        Postcondition::UrlMatches { .. } | Postcondition::Holds { .. } => return None,
     })
 }
 

@@ -706,6 +706,9 @@ async fn replay(
     scenario: &Scenario,
     plan: &Plan,
 ) -> Result<Execution, Box<StepFailure>> {
+    if let Some(last) = plan.actions.last() {
+        OfflinePlanner.prepare_expectations(scenario, &last.id, executor);
+    }
     let run = executor.run(plan).await?;
     if let Some(last) = plan.actions.last() {
         OfflinePlanner

@@ -430,6 +430,10 @@ impl ModelPlanner<'_> {
                 page: page_for_retry(executor, start).await?,
             });
         }
+        executor.prepare_plan(&scenario.id, &plan);
+        if let Some(last) = plan.actions.last() {
+            OfflinePlanner.prepare_expectations(scenario, &last.id, executor);
+        }
         let mut records: Vec<ActionRecord> = Vec::with_capacity(of);
         for (index, action) in plan.actions.iter().enumerate() {
             match executor.step(&scenario.id, action, index + 1, of).await {

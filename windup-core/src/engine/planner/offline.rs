@@ -92,6 +92,7 @@ impl OfflinePlanner {
         started: Instant,
     ) -> Result<PlannedRun, Box<StepFailure>> {
         let of = scenario.steps.len();
+        prepare_steps(scenario, executor);
         let mut actions = kept;
         actions.truncate(of);
         let mut records: Vec<ActionRecord> = Vec::with_capacity(of);
@@ -178,6 +179,9 @@ impl OfflinePlanner {
         if let Err(err) = fragments.planned(&fragment, &planned.plan) {
             return Err(failed(FailureCause::Refused(err.to_string())).await);
         }
+        if let Err(cause) = executor.after_action(&scenario.id, action).await {
+            return Err(failed(cause).await);
+        }
         Ok(ActionRecord {
             id: action.id.clone(),
             kind: ActionKind::Use,
@@ -216,6 +220,22 @@ impl OfflinePlanner {
             action.target = Some(target(found));
         }
         Ok(action)
+    }
+
+    /// Tells the executor about the scenario's `holds` expectations, which will be checked
+    /// after the action `last_id` (the plan's last): what they compare with is read as the
+    /// plan runs. Call it before running a plan that did not come from the scenario's steps.
+    pub fn prepare_expectations(
+        &self,
+        scenario: &Scenario,
+        last_id: &str,
+        executor: &Executor<'_>,
+    ) {
+        for expected in &scenario.expect {
+            if let Some(condition) = holds_condition(&expected.expectation) {
+                executor.prepare_holds(&scenario.id, last_id, &condition);
+            }
+        }
     }
 
     /// Checks the scenario's own `expect` items on the current page, after any plan ran: whatever
@@ -266,13 +286,16 @@ impl OfflinePlanner {
             }
         }
         let deadline = Instant::now() + executor.options().default_timeout;
+        let mut baseline = executor.baseline(&scenario.id, last, &added);
         let verdict = verifier::verify(
             executor.session(),
             &executor.options().base_url,
             &added,
+            &mut baseline,
             deadline,
         )
         .await;
+        executor.keep_events(&scenario.id, &last.id, baseline);
         let cause = match verdict {
             Ok(Ok(())) => {
                 last.expect.extend(added);
@@ -305,6 +328,10 @@ impl OfflinePlanner {
             Expectation::NoText(text) => Postcondition::TextAbsent { text: text.clone() },
             Expectation::Url(pattern) => Postcondition::UrlMatches {
                 pattern: pattern.clone(),
+            },
+            Expectation::Holds { predicate, since } => Postcondition::Holds {
+                predicate: predicate.source().to_owned(),
+                since: since.map(plan::step_action_id),
             },
             Expectation::Value { field, value } => {
                 let lookup = Lookup {
@@ -353,6 +380,32 @@ impl OfflinePlanner {
             }
         })
     }
+}
+
+/// The postcondition of a `holds` expectation: it needs nothing of the page to be planned. Its
+/// `since step N` is the action that carries out step N.
+fn holds_condition(expectation: &Expectation) -> Option<Postcondition> {
+    match expectation {
+        Expectation::Holds { predicate, since } => Some(Postcondition::Holds {
+            predicate: predicate.source().to_owned(),
+            since: since.map(plan::step_action_id),
+        }),
+        _ => None,
+    }
+}
+
+/// Tells the executor about every `holds` of the scenario's steps and of its `expect:` (checked
+/// after the last step) before any step runs, so that the pages they compare with are read.
+fn prepare_steps(scenario: &Scenario, executor: &Executor<'_>) {
+    for (index, step) in scenario.steps.iter().enumerate() {
+        if let StepKind::Expect(expectation) = &step.kind
+            && let Some(condition) = holds_condition(expectation)
+        {
+            executor.prepare_holds(&scenario.id, &plan::step_action_id(index + 1), &condition);
+        }
+    }
+    let last = plan::step_action_id(scenario.steps.len());
+    OfflinePlanner.prepare_expectations(scenario, &last, executor);
 }
 
 /// How a step names the element it needs, where, and for what.

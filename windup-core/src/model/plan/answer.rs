@@ -165,6 +165,14 @@ fn postcondition() -> Value {
                         properties.insert((*field).to_owned(), frames());
                         continue;
                     }
+                    "predicate" => {
+                        "A CEL expression over the page, read with text/texts/count/visible/number/numbers/money/moneys/input/inputs(\".selector\"), such as count(\".row\") == 3."
+                    }
+                    "since" => {
+                        let since = string("The id of an earlier action: before.… in the predicate then reads the page right after it.");
+                        properties.insert((*field).to_owned(), nullable(since));
+                        continue;
+                    }
                     _ => "The field's expected value.",
                 };
                 properties.insert((*field).to_owned(), string(description));

@@ -169,4 +169,8 @@ pub enum Rule {
     FinalExpect,
     /// A selector chain with an empty part.
     Selector,
+    /// A `holds` predicate that does not parse, or reads what a page cannot give.
+    Predicate,
+    /// A `holds` whose `since` does not name an earlier action, or has nothing to compare.
+    Since,
 }

@@ -295,6 +295,14 @@ pub enum Postcondition {
         selector: String,
         value: String,
     },
+    /// A predicate over values read from the page ([`crate::invariant::Predicate`]) is true.
+    /// `before.` in it reads the page just before the action, or, with `since`, right after
+    /// the earlier action of that id.
+    Holds {
+        predicate: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<String>,
+    },
 }
 
 impl Postcondition {
@@ -319,13 +327,14 @@ impl Postcondition {
     }
 
     /// Every postcondition kind, in the order the schema lists them.
-    pub const KINDS: [&'static str; 6] = [
+    pub const KINDS: [&'static str; 7] = [
         "element_visible",
         "element_hidden",
         "text_visible",
         "text_absent",
         "url_matches",
         "input_value",
+        "holds",
     ];
 
     /// The name used in plans and messages.
@@ -337,6 +346,7 @@ impl Postcondition {
             Postcondition::TextAbsent { .. } => "text_absent",
             Postcondition::UrlMatches { .. } => "url_matches",
             Postcondition::InputValue { .. } => "input_value",
+            Postcondition::Holds { .. } => "holds",
         }
     }
 }

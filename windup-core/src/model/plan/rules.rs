@@ -3,7 +3,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::error::{ActionRef, PlanError, Problem, Rule};
-use super::{Action, ActionKind, PLAN_VERSION, Plan};
+use super::{Action, ActionKind, PLAN_VERSION, Plan, Postcondition};
+use crate::invariant::Predicate;
 
 /// The key names a `press` action may use (W3C `KeyboardEvent.key` spellings).
 const KEY_NAMES: &[&str] = &[
@@ -125,6 +126,10 @@ pub(super) fn check(plan: &Plan, rules: &Rules) -> Vec<Problem> {
             first_with_id.insert(&action.id, index);
         }
         check_action(action, &at, rules, &mut problems);
+        check_holds(action, &at, |id| {
+            first_with_id.get(id).is_some_and(|&i| i < index)
+        })
+        .for_each(|problem| problems.push(problem));
     }
 
     if let Some(last) = plan.actions.last()
@@ -354,6 +359,51 @@ fn check_selectors(action: &Action, problem: &mut impl FnMut(Rule, String)) {
             );
         }
     }
+}
+
+/// Each `holds` postcondition's predicate parses and reads only what a page can give; its
+/// `since`, when it has one, names an earlier action and the predicate reads `before.`.
+fn check_holds<'a>(
+    action: &'a Action,
+    at: &'a ActionRef,
+    is_earlier: impl Fn(&str) -> bool + 'a,
+) -> impl Iterator<Item = Problem> + 'a {
+    action.expect.iter().filter_map(move |condition| {
+        let Postcondition::Holds { predicate, since } = condition else {
+            return None;
+        };
+        let problem = |rule, message: String| Some(Problem::action(at.clone(), rule, message));
+        let parsed = match Predicate::parse(predicate) {
+            Ok(parsed) => parsed,
+            Err(err) => {
+                let column = match err.column {
+                    0 => String::new(),
+                    n => format!(" at column {n}"),
+                };
+                return problem(
+                    Rule::Predicate,
+                    format!("holds {predicate:?}{column}: {}; {}", err.message, err.hint),
+                );
+            }
+        };
+        match since.as_deref() {
+            Some(id) if !is_earlier(id) => problem(
+                Rule::Since,
+                format!(
+                    "holds {predicate:?} has since {id:?}, which is not the id of an earlier \
+                     action of this plan; name an action that runs before this one"
+                ),
+            ),
+            Some(id) if !parsed.reads_before() => problem(
+                Rule::Since,
+                format!(
+                    "holds {predicate:?} has since {id:?} but reads nothing of before.; \
+                     compare with before.…, or remove since"
+                ),
+            ),
+            _ => None,
+        }
+    })
 }
 
 /// A `value_ref`, where the kind takes one, names an account key the scenario allows.

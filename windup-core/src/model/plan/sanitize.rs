@@ -48,7 +48,7 @@ pub(super) const IDENTITY_FIELDS: &[(&str, bool)] = &[
     ("within", true),
 ];
 /// Each postcondition kind and the fields it takes besides `kind`; all are required but
-/// [`OPTIONAL_POSTCONDITION_FIELD`].
+/// [`OPTIONAL_POSTCONDITION_FIELDS`].
 pub(super) const POSTCONDITION_FIELDS: &[(&str, &[&str])] = &[
     ("element_visible", &["frames", "selector"]),
     ("element_hidden", &["frames", "selector"]),
@@ -56,9 +56,11 @@ pub(super) const POSTCONDITION_FIELDS: &[(&str, &[&str])] = &[
     ("text_absent", &["text"]),
     ("url_matches", &["pattern"]),
     ("input_value", &["frames", "selector", "value"]),
+    ("holds", &["predicate", "since"]),
 ];
-/// The one postcondition field that may be left out: the frame chain (none: the page itself).
-pub(super) const OPTIONAL_POSTCONDITION_FIELD: &str = "frames";
+/// The postcondition fields that may be left out: the frame chain (none: the page itself) and
+/// the action a `holds` compares with (none: the state just before its own action).
+pub(super) const OPTIONAL_POSTCONDITION_FIELDS: &[&str] = &["frames", "since"];
 
 /// Tidies a model's plan: trims strings, normalizes obvious spelling variants of field names,
 /// action types, postcondition kinds and key names, turns numeric strings into numbers where a
@@ -186,14 +188,14 @@ fn postcondition(value: Value) -> Value {
     {
         Some((_, fields)) => fields
             .iter()
-            .map(|f| (*f, *f == OPTIONAL_POSTCONDITION_FIELD))
+            .map(|f| (*f, OPTIONAL_POSTCONDITION_FIELDS.contains(f)))
             .collect(),
         None => {
             let mut all: Vec<(&'static str, bool)> = Vec::new();
             for (_, fields) in POSTCONDITION_FIELDS {
                 for field in *fields {
                     if !all.iter().any(|(f, _)| f == field) {
-                        all.push((field, *field == OPTIONAL_POSTCONDITION_FIELD));
+                        all.push((field, OPTIONAL_POSTCONDITION_FIELDS.contains(field)));
                     }
                 }
             }

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::steps::suggest::{closest, parse_unknown_field};
-use crate::steps::{Expectation, Step, StepError, parse_expectation};
+use crate::steps::{Expectation, Step, StepError, StepKind, check_since, parse_expectation};
 
 mod locate;
 #[cfg(test)]
@@ -199,7 +199,7 @@ pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Scenario, ScenarioE
     source.check_account(raw.account.as_deref())?;
     let tags = source.check_tags(raw.tags.unwrap_or_default())?;
     let steps = source.parse_steps(raw.steps.unwrap_or_default(), raw.account.is_some())?;
-    let expect = source.parse_expectations(raw.expect.unwrap_or_default())?;
+    let expect = source.parse_expectations(raw.expect.unwrap_or_default(), steps.len())?;
     Ok(Scenario {
         id,
         task,
@@ -345,6 +345,10 @@ impl Source<'_> {
         for (index, written) in written.into_iter().enumerate() {
             let step = Step::parse(&written, items.line(index))
                 .map_err(|err| self.item_error(&err, &written, index, &items))?;
+            if let StepKind::Expect(expectation) = &step.kind {
+                check_since(expectation, &written, index + 1)
+                    .map_err(|err| self.item_error(&err, &written, index, &items))?;
+            }
             if let Some(key) = step.kind.account_key()
                 && !has_account
             {
@@ -365,11 +369,13 @@ impl Source<'_> {
     fn parse_expectations(
         &self,
         written: Vec<String>,
+        steps: usize,
     ) -> Result<Vec<ScenarioExpectation>, ScenarioError> {
         let items = list_items(self.text, "expect", written.len());
         let mut expect = Vec::with_capacity(written.len());
         for (index, written) in written.into_iter().enumerate() {
             let expectation = parse_expectation(&written)
+                .and_then(|e| check_since(&e, &written, steps).map(|()| e))
                 .map_err(|err| self.item_error(&err, &written, index, &items))?;
             expect.push(ScenarioExpectation {
                 expectation,

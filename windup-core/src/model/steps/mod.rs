@@ -10,12 +10,14 @@
 //! uncheck "NAME" [in "CONTAINER"]     expect "NAME" visible | hidden
 //! hover "NAME" [in "CONTAINER"]     double-click "NAME" [in "CONTAINER"]
 //! reload                              go back
+//! hover "NAME" [in "CONTAINER"]       expect holds "PREDICATE" [since step N]
 //! click|check|uncheck|hover ROLE in "CONTAINER"   (a control with no name: `check checkbox in "Buy milk"`)
 //! ```
 //!
 //! Quoted text uses double quotes with `\"` and `\\` escapes; verbs and keywords are
-//! case-insensitive. Parsing knows nothing of pages: resolving names is the planner's job.
+//! case-insensitive. A `holds` predicate may also be single-quoted or bare (`holds.rs`). Parsing knows nothing of pages: resolving names is the planner's job.
 
+mod holds;
 mod parse;
 pub(crate) mod suggest;
 #[cfg(test)]
@@ -200,6 +202,13 @@ pub enum Expectation {
     Visible(String),
     /// `"NAME" hidden`
     Hidden(String),
+    /// `holds "PREDICATE" [since step N]`: the predicate is true of the page. `before.` in it
+    /// reads the page right after step `since`; without one (only at the end of a scenario),
+    /// the page just before the last step.
+    Holds {
+        predicate: crate::invariant::Predicate,
+        since: Option<usize>,
+    },
 }
 
 /// Why a step could not be read, where in the step, and what to write instead.
@@ -231,14 +240,30 @@ pub const VERBS: &[&str] = &[
     "go back",
 ];
 
+/// Checks that the `since step N` of a `holds` expectation names a step before step `before`
+/// (1-based): the expectation's own step, or the last step for a scenario's `expect:` item.
+pub fn check_since(
+    expectation: &Expectation,
+    written: &str,
+    before: usize,
+) -> Result<(), StepError> {
+    holds::check_since(expectation, written, before)
+}
+
 /// Parses one step line, e.g. `click "Add to cart" in "Rust mug"`.
 pub fn parse_step(text: &str) -> Result<StepKind, StepError> {
-    parse::step(text)
+    match holds::start(text, holds::Place::Step) {
+        Some(start) => holds::parse(text, start, holds::Place::Step).map(StepKind::Expect),
+        None => parse::step(text),
+    }
 }
 
 /// A scenario-level `expect:` item: the same forms without the leading `expect ` (`text "…"`,
-/// `no text "…"`, `url GLOB`, `"FIELD" value "…"`, `"NAME" visible|hidden`); a leading
-/// `expect ` is tolerated.
+/// `no text "…"`, `url GLOB`, `"FIELD" value "…"`, `"NAME" visible|hidden`,
+/// `holds "PREDICATE"`); a leading `expect ` is tolerated.
 pub fn parse_expectation(text: &str) -> Result<Expectation, StepError> {
-    parse::expectation(text)
+    match holds::start(text, holds::Place::End) {
+        Some(start) => holds::parse(text, start, holds::Place::End),
+        None => parse::expectation(text),
+    }
 }

@@ -287,6 +287,7 @@ fn expectation_forms(prefix: &str) -> String {
         r#""FIELD" value "TEXT""#,
         r#""NAME" visible"#,
         r#""NAME" hidden"#,
+        r#"holds "PREDICATE""#,
     ]
     .iter()
     .map(|form| format!("`{prefix}{form}`"))
@@ -350,7 +351,7 @@ fn expectation_body(c: &mut Cursor, prefix: &str) -> Result<Expectation, StepErr
             "url" => Expectation::Url(c.glob(prefix)?),
             other => {
                 let mut hint = forms();
-                if let Some(near) = closest(other, &["text", "no", "url"]) {
+                if let Some(near) = closest(other, &["text", "no", "url", "holds"]) {
                     hint.push_str(&format!("; did you mean `{near}`?"));
                 }
                 return Err(StepError::new(
@@ -368,6 +369,7 @@ fn expectation_body(c: &mut Cursor, prefix: &str) -> Result<Expectation, StepErr
         Expectation::Value { .. } => format!(r#"{prefix}"FIELD" value "TEXT""#),
         Expectation::Visible(_) => format!(r#"{prefix}"NAME" visible"#),
         Expectation::Hidden(_) => format!(r#"{prefix}"NAME" hidden"#),
+        Expectation::Holds { .. } => format!(r#"{prefix}holds "PREDICATE""#),
     };
     c.finish(&usage)?;
     Ok(expectation)

@@ -1,0 +1,129 @@
+//! The page as an [`Observation`]: what a set of probes read, the document's status, the texts
+//! that show a value gone wrong, and what the page did on its own since the last look (its
+//! [`PageEvents`]). One injected script per look.
+//!
+//! Page events come from an observer script installed into each document (`js/observer.js`).
+//! [`Session::watch_page_events`] asks the backend to run it in every new document before the
+//! page's own scripts, so that an error thrown while a page loads is seen; where the backend
+//! cannot, [`Session::observe`] installs it into the current document the first time it looks,
+//! and sees what happens from then on.
+//!
+//! # Markers
+//!
+//! Injected markup proves that it ran by calling the global function `__windupMark` with a
+//! string; the string appears in [`PageEvents::markers`] of the next observation. The payload
+//! form is an element whose event handler calls it, with the value in single quotes:
+//!
+//! ```html
+//! <img src=x onerror="__windupMark('w1x')">
+//! ```
+//!
+//! The value should be letters and digits only (it is recorded as written, up to 300
+//! characters). `__windupMark` exists in every document the observer is installed in, frames of
+//! the same origin included; it records nothing else and returns nothing.
+//!
+//! # Events across navigations
+//!
+//! The buffer is per document. The top document mirrors its undrained events into its
+//! `sessionStorage` under the key `__windup_events`, and the observer of the next document of
+//! the same origin (in the same tab) takes them over, so the error of a submit handler that
+//! navigates away is not lost. Events of a frame's document stay in that document. A buffer holds
+//! at most 100 events; later ones are not recorded until it is drained.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::scripts::{self, Script};
+use super::{BrowserError, Session};
+use crate::invariant::{Found, Observation, PageEvents, Probe};
+
+const OBSERVER: &str = include_str!("js/observer.js");
+
+/// The observer alone, as the backend runs it in every new document.
+static OBSERVER_INIT: Script =
+    Script::new(|| scripts::compact(&format!("{OBSERVER}\nwindupObserver(window);")));
+/// The observer, installed into the current document when it is missing.
+static OBSERVER_NOW: Script = Script::new(|| {
+    scripts::compact(&format!(
+        "{OBSERVER}\nwindupObserver(window);\nreturn true;"
+    ))
+});
+static OBSERVE: Script = Script::new(|| {
+    scripts::with_helpers(&format!("{OBSERVER}\n{}", include_str!("js/observe.js")))
+});
+
+/// What the observe script answers; `found` is in the order of the probes sent.
+#[derive(Debug, Deserialize)]
+struct Answer {
+    url: String,
+    title: String,
+    status: u16,
+    found: Vec<Vec<String>>,
+    events: PageEvents,
+    broken_texts: Vec<String>,
+    negative_amounts: Vec<String>,
+}
+
+impl Session {
+    /// Looks at the page once: the text (or the value) of every visible match of each probe,
+    /// through open shadow roots and same-origin frames; a probe whose selector is not valid
+    /// CSS finds nothing. The events are those since the previous observation of this page
+    /// (or of the page it came from, see the module's docs), drained: the next observation does
+    /// not repeat them.
+    pub async fn observe(&self, probes: &BTreeSet<Probe>) -> Result<Observation, BrowserError> {
+        self.leave_frames().await?;
+        let wire: Vec<&Probe> = probes.iter().collect();
+        let answer: Answer = self
+            .page_script_with("observe the page", &OBSERVE, vec![json!(wire)])
+            .await?;
+        if answer.found.len() != wire.len() {
+            return Err(BrowserError::Script {
+                during: "observe the page".into(),
+                value: format!("{} answers for {} probes", answer.found.len(), wire.len()),
+            });
+        }
+        let found = wire
+            .into_iter()
+            .zip(answer.found)
+            .map(|(probe, texts)| Found {
+                probe: probe.clone(),
+                texts,
+            })
+            .collect();
+        Ok(Observation {
+            url: answer.url,
+            title: answer.title,
+            status: answer.status,
+            found,
+            events: answer.events,
+            broken_texts: answer.broken_texts,
+            negative_amounts: answer.negative_amounts,
+        })
+    }
+
+    /// Watches every document of this session from its start: the observer is installed for
+    /// new documents where the backend can (Chromium: before the page's own scripts, so errors
+    /// during a page load are seen), and into the current one. Calling it again does nothing
+    /// more; the observer survives [`Session::reset`].
+    pub async fn watch_page_events(&self) -> Result<(), BrowserError> {
+        self.leave_frames().await?;
+        if !self.watching.load(Ordering::SeqCst) {
+            let installed = self
+                .backend()
+                .install_init_script(self, &OBSERVER_INIT)
+                .await?;
+            self.watching.store(installed, Ordering::SeqCst);
+        }
+        self.execute("watch the page's events", &OBSERVER_NOW, vec![])
+            .await
+            .map(|_| ())
+    }
+}
+
+/// A script that stops the current document's observer, so that nothing it sees afterwards is
+/// written to the storage a reset is clearing.
+pub(crate) const STOP_OBSERVER_JS: &str =
+    "if (window.__windupObserver) window.__windupObserver.stop();";
