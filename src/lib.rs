@@ -12,6 +12,8 @@
 //! Everything at this level is the stable surface; [`engine`] is the machinery under it, for
 //! advanced use, and changes more often.
 
+pub use windup_core::audit::{Budget, Finding};
+pub use windup_core::audit_run::{AuditError, AuditFinished, AuditRun};
 pub use windup_core::config::{ConfigError, Settings};
 pub use windup_core::events::{ActionInfo, PlanChoice, Reporter, RunEvent, Totals};
 pub use windup_core::failure::{Failure, FailureClass};
@@ -31,9 +33,9 @@ pub mod engine {
         StepFailure,
     };
     pub use windup_core::{
-        browser, cache, config, events, executor, failure, fragments, harness, init, ledger, llm,
-        lockfile, plan, planner, pool, report, reporters, runner, scenario, secret, secrets,
-        signature, steps, store, suite, summary, verifier,
+        audit, audit_run, browser, cache, config, events, executor, failure, fragments, harness,
+        init, invariant, ledger, llm, lockfile, plan, planner, pool, report, reporters, runner,
+        scenario, secret, secrets, signature, steps, store, suite, summary, verifier,
     };
 }
 

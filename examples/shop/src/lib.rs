@@ -28,6 +28,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 pub use bugs::{Bug, BugSet, ParseBugError};
+pub use store::{DEMO_EMAIL, DEMO_PASSWORD};
 pub use markup::{Markup, ParseMarkupError};
 
 use html::Header;

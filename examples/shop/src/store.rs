@@ -19,7 +19,8 @@ const FIRST_ORDER_ID: u64 = 1001;
 pub const COUNTRIES: [&str; 4] = ["Portugal", "Germany", "United States", "Japan"];
 
 pub const DEMO_EMAIL: &str = "demo@windup.test";
-const DEMO_PASSWORD: &str = "demo-password-123";
+/// The demo account's password: public, like the shop.
+pub const DEMO_PASSWORD: &str = "demo-password-123";
 
 /// Whether `email` and `password` are the demo account's; returns the canonical email.
 pub fn authenticate(email: &str, password: &str) -> Option<&'static str> {

@@ -982,6 +982,7 @@ fn facts(action: &Action) -> ActionFacts {
         value: action.value.clone().unwrap_or_default(),
         key: action.key.clone().unwrap_or_default(),
         url: action.url.clone().unwrap_or_default(),
+        typed: action.value.iter().cloned().collect(),
     }
 }
 

@@ -21,7 +21,7 @@ use super::trial::{Budgeted, Lab, Run};
 const ROWS: [&str; 4] = ["tbody tr", "ul li", "ol li", "article"];
 
 /// Pages measured around a submission, at most.
-const MEASURED: usize = 8;
+const MEASURED: usize = 5;
 
 pub(super) async fn attack(
     lab: &Lab<'_>,
@@ -34,14 +34,20 @@ pub(super) async fn attack(
         "Attacking {} forms with hostile values, repeated and double submissions.",
         forms.len()
     ));
-    for form in &forms {
-        hostile_values(lab, form, spend, judged).await;
+    // The moves that most often break business rules first, so a small budget still tries them.
+    let mut actions_seen = BTreeSet::new();
+    for form in forms.iter().filter(|f| f.method == "post") {
+        // One control per place a form posts to: the same action from another page makes the
+        // same records.
+        if actions_seen.insert(form.action.split('?').next().unwrap_or("").to_owned()) {
+            records(lab, explored, form, spend, judged).await;
+        }
     }
     for form in &forms {
         twice(lab, form, spend, judged).await;
     }
-    for form in forms.iter().filter(|f| f.method == "post") {
-        records(lab, explored, form, spend, judged).await;
+    for form in forms.iter().filter(|f| !f.is_login()) {
+        hostile_values(lab, form, spend, judged).await;
     }
     let budget = spend.budget();
     lab.watcher.reasoning(&format!(
@@ -61,6 +67,8 @@ struct Form<'a> {
     page: &'a Page,
     fields: Vec<&'a Control>,
     method: String,
+    /// Where it is sent (the page itself for a standalone field).
+    action: String,
 }
 
 /// Every kind of form the exploration met, once (the first page it was met on), and every
@@ -91,6 +99,7 @@ fn forms(explored: &Explored) -> Vec<Form<'_>> {
                     page,
                     fields,
                     method: info.method.clone(),
+                    action: info.action.clone(),
                 });
             }
         }
@@ -100,6 +109,7 @@ fn forms(explored: &Explored) -> Vec<Form<'_>> {
                     page,
                     fields: vec![control],
                     method: "none".to_owned(),
+                    action: page.location.clone(),
                 });
             }
         }
@@ -108,6 +118,13 @@ fn forms(explored: &Explored) -> Vec<Form<'_>> {
 }
 
 impl Form<'_> {
+    /// A login form: hostile values there only lock the audit out.
+    fn is_login(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|c| c.input_type.as_deref() == Some("password"))
+    }
+
     fn name(&self) -> String {
         let sender = self.fields.iter().find(|c| c.submits).map(|c| c.called());
         match sender {
@@ -127,14 +144,10 @@ impl Form<'_> {
 
 async fn hostile_values(lab: &Lab<'_>, form: &Form<'_>, spend: &mut Budgeted<'_>, judged: &mut Judged) {
     for field in form.fields.iter().filter(|c| !c.submits) {
-        for (n, (what, value)) in moves::hostile(field, &format!("m{}", spend.attacks))
-            .into_iter()
-            .enumerate()
-        {
+        for (what, value) in moves::hostile(field, &format!("m{}", spend.attacks)) {
             if spend.exhausted() {
                 return;
             }
-            let _ = n;
             let Some(actions) = form.submitted(lab, Some((&field.selector, &value))) else {
                 continue;
             };
@@ -209,13 +222,10 @@ async fn records(
     judged: &mut Judged,
 ) {
     let measured = measured_pages(explored, form);
-    let probes: Vec<Probe> = ROWS
-        .iter()
-        .map(|r| Probe {
-            selector: (*r).to_owned(),
-            field: Field::Text,
-        })
-        .collect();
+    if measured.is_empty() {
+        return;
+    }
+    let probes = row_probes();
     let Some(once) = record_trial(lab, form, &measured, Submit::Once) else {
         return;
     };
@@ -246,8 +256,14 @@ async fn records(
         else {
             continue;
         };
+        let measured_visit = |a: &Action| {
+            a.kind == crate::plan::ActionKind::Goto
+                && a.url.as_deref().is_some_and(|u| measured.iter().any(|m| m == u))
+                && a.id != more.since
+                && a.id != more.at
+        };
         let suspect = Suspect::Records {
-            actions,
+            actions: actions.iter().filter(|a| !measured_visit(a)).cloned().collect(),
             invariant: oracles::one_record(&more.selector, base.grew),
             since: more.since.clone(),
             at: more.at.clone(),
@@ -264,18 +280,28 @@ async fn records(
     }
 }
 
-/// The locations counted around a submission: the explored pages, by path, but the start page
-/// and the form's own.
+/// The locations counted around a submission: the explored pages that showed rows, by path,
+/// but the start page and the form's own; those met signed in first, where records are listed.
 fn measured_pages(explored: &Explored, form: &Form<'_>) -> Vec<String> {
     let mut seen = BTreeSet::new();
     let own = form.page.location.split(['?', '#']).next().unwrap_or("");
-    explored
-        .pages
+    let mut pages: Vec<&Page> = explored.pages.iter().skip(1).filter(|p| p.rows > 0).collect();
+    pages.sort_by_key(|p| !p.signed_in);
+    pages
         .iter()
-        .skip(1)
         .map(|p| p.location.split(['?', '#']).next().unwrap_or("").to_owned())
         .filter(|l| l != own && seen.insert(l.clone()))
         .take(MEASURED)
+        .collect()
+}
+
+/// What the record oracle counts, as probes.
+pub(super) fn row_probes() -> Vec<Probe> {
+    ROWS.iter()
+        .map(|r| Probe {
+            selector: (*r).to_owned(),
+            field: Field::Text,
+        })
         .collect()
 }
 

@@ -19,6 +19,10 @@ pub(super) struct Page {
     pub(super) path: Vec<Action>,
     pub(super) digest: PageDigest,
     pub(super) location: String,
+    /// Rows of lists and tables it showed (what the record oracle counts).
+    pub(super) rows: usize,
+    /// Whether the way to it signs in.
+    pub(super) signed_in: bool,
 }
 
 #[derive(Debug, Default)]
@@ -36,17 +40,22 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
     let mut states = BTreeSet::new();
     let mut tried = Tried::default();
     let budget = spend.budget();
+    let rows = super::attack::row_probes();
+    // The state the session is in now, when it is a page exploration reached.
+    let mut current: Option<Vec<Action>> = None;
     while let Some(path) = queue.pop_front() {
         if explored.pages.len() >= budget.pages || spend.exhausted() {
             break;
         }
-        let run = lab.run(&numbered(path.clone()), None, &[], spend, None).await;
-        if run.failed.is_some() {
+        let path = numbered(path);
+        let page = reach(lab, &path, current.take(), &rows, spend).await;
+        let Some(page) = page else {
             continue;
-        }
+        };
         let Ok(digest) = lab.session.digest().await else {
             continue;
         };
+        current = Some(path.clone());
         let location = location_of(&digest.url);
         if lab.config.deny.denies_location(&location) || !states.insert(state_key(&digest)) {
             continue;
@@ -57,18 +66,53 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
             digest.controls.len(),
             digest.forms.len()
         ));
-        for next in tried.next_moves(lab, &digest) {
+        let signed_in = path.iter().any(|a| a.value_ref.as_deref() == Some("account.password"));
+        // The first move out of a state is tried next, from where the session already is; the
+        // others wait their turn, breadth first, each from a fresh session.
+        for (n, next) in tried.next_moves(lab, &digest, signed_in).into_iter().enumerate() {
             let mut longer = path.clone();
             longer.extend(next);
-            queue.push_back(longer);
+            if n == 0 {
+                queue.push_front(longer);
+            } else {
+                queue.push_back(longer);
+            }
         }
+        let rows = rows
+            .iter()
+            .filter_map(|probe| page.texts(probe).map(<[String]>::len))
+            .sum();
         explored.pages.push(Page {
             path,
             digest,
             location,
+            rows,
+            signed_in,
         });
     }
     explored
+}
+
+/// Brings the session to the state `path` leads to and observes it: from where it is when
+/// `current` is the start of `path` (a state's first child), else from a fresh session.
+async fn reach(
+    lab: &Lab<'_>,
+    path: &[Action],
+    current: Option<Vec<Action>>,
+    rows: &[crate::invariant::Probe],
+    spend: &mut Budgeted<'_>,
+) -> Option<crate::invariant::Observation> {
+    if let Some(current) = current
+        && path.len() > current.len()
+        && path[..current.len()] == current[..]
+    {
+        return lab.proceed(&path[current.len()..], rows, spend).await.ok();
+    }
+    let run = lab.run(path, None, rows, spend, None).await;
+    if run.failed.is_some() {
+        return None;
+    }
+    run.pages.last().cloned()
 }
 
 /// A page state: where it is and which controls it shows.
@@ -92,7 +136,13 @@ struct Tried {
 
 impl Tried {
     /// The moves out of a page not tried before: its links, its forms, its standalone fields.
-    fn next_moves(&mut self, lab: &Lab<'_>, digest: &PageDigest) -> Vec<Vec<Action>> {
+    /// Signing in changes what pages show, so links are tried again once signed in.
+    fn next_moves(
+        &mut self,
+        lab: &Lab<'_>,
+        digest: &PageDigest,
+        signed_in: bool,
+    ) -> Vec<Vec<Action>> {
         let mut moves = Vec::new();
         let deny = &lab.config.deny;
         for control in &digest.controls {
@@ -102,10 +152,11 @@ impl Tried {
                 continue;
             }
             let location = location.split('#').next().unwrap_or(&location).to_owned();
-            if self.links.contains(&location) || !self.room_under(&location) {
+            let key = format!("{signed_in} {location}");
+            if self.links.contains(&key) || !self.room_under(&location, signed_in) {
                 continue;
             }
-            self.links.insert(location);
+            self.links.insert(key);
             moves.push(vec![moves::goto(href)]);
         }
         for form in 0..digest.forms.len() {
@@ -125,10 +176,10 @@ impl Tried {
     }
 
     /// Whether another link under the parent path of `location` may be followed.
-    fn room_under(&mut self, location: &str) -> bool {
+    fn room_under(&mut self, location: &str, signed_in: bool) -> bool {
         let path = location.split(['?', '#']).next().unwrap_or(location);
         let parent = match path.trim_end_matches('/').rsplit_once('/') {
-            Some((parent, _)) if !parent.is_empty() => parent.to_owned(),
+            Some((parent, _)) if !parent.is_empty() => format!("{signed_in} {parent}"),
             _ => return true,
         };
         let count = self.parents.entry(parent).or_default();
@@ -150,8 +201,15 @@ fn submission(
         .iter()
         .filter(|c| c.form == Some(form))
         .collect();
+    // A form that changes something may lead elsewhere from each page it is on (a login form's
+    // hidden `next`); a search form leads to the same results from anywhere.
+    let from = if info.method == "post" {
+        location_of(&digest.url)
+    } else {
+        String::new()
+    };
     let key = format!(
-        "{} {} {}",
+        "{from} {} {} {}",
         info.method,
         info.action.split('?').next().unwrap_or(&info.action),
         fields

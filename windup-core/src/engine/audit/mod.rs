@@ -75,12 +75,12 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            steps: 1500,
+            steps: 2000,
             time: Duration::from_secs(180),
-            pages: 16,
+            pages: 24,
             walks: 6,
             walk_length: 12,
-            shrink_runs: 16,
+            shrink_runs: 8,
         }
     }
 }

@@ -6,6 +6,7 @@
 pub(super) struct Rng(u64);
 
 impl Rng {
+    #[cfg(test)]
     pub(super) fn new(seed: u64) -> Self {
         Rng(seed)
     }

@@ -3,7 +3,6 @@
 //! each action.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -112,7 +111,6 @@ pub(super) struct Run {
     pub(super) extra: Option<Vec<String>>,
     /// The page after opening, then after each action done.
     pub(super) pages: Vec<Observation>,
-    pub(super) screenshot: Option<PathBuf>,
 }
 
 impl Lab<'_> {
@@ -188,6 +186,29 @@ impl Lab<'_> {
             run.pages.push(page);
         }
         run
+    }
+
+    /// Carries on from where the session is, without a fresh start: `actions` run, then the
+    /// page is observed with `more`. Exploration's shortcut from a state to its first child.
+    pub(super) async fn proceed(
+        &self,
+        actions: &[Action],
+        more: &[Probe],
+        spend: &mut Budgeted<'_>,
+    ) -> Result<Observation, String> {
+        let executor = Executor::new(self.session, self.options, self.values);
+        for (index, action) in actions.iter().enumerate() {
+            if spend.exhausted() {
+                return Err("the audit's budget ran out".to_owned());
+            }
+            spend.actions += 1;
+            self.step(&executor, action, index, actions.len()).await?;
+        }
+        let probes: BTreeSet<Probe> = more.iter().cloned().collect();
+        self.session
+            .observe(&probes)
+            .await
+            .map_err(|e| e.to_string())
     }
 
     pub(super) async fn open(&self, executor: &Executor<'_>) -> Result<(), String> {

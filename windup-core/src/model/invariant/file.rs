@@ -41,11 +41,30 @@ struct RawFile {
     inputs: BTreeMap<String, OneOrMany>,
 }
 
+/// One value or a list of them; numbers and booleans are read as the text they are written as.
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
+    One(Scalar),
+    Many(Vec<Scalar>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Text(String),
+    Number(serde_yaml::Number),
+    Flag(bool),
+}
+
+impl Scalar {
+    fn text(self) -> String {
+        match self {
+            Scalar::Text(text) => text,
+            Scalar::Number(number) => number.to_string(),
+            Scalar::Flag(flag) => flag.to_string(),
+        }
+    }
 }
 
 /// Values a tester knows a field accepts, by the field's name or label.
@@ -221,8 +240,8 @@ pub fn parse_with_inputs(text: &str, path: &Path) -> Result<(Vec<Invariant>, Inp
         .inputs
         .into_iter()
         .map(|(field, values)| match values {
-            OneOrMany::One(value) => (field, vec![value]),
-            OneOrMany::Many(values) => (field, values),
+            OneOrMany::One(value) => (field, vec![value.text()]),
+            OneOrMany::Many(values) => (field, values.into_iter().map(Scalar::text).collect()),
         })
         .collect();
     Ok((invariants, inputs))

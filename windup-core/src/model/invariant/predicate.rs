@@ -128,6 +128,9 @@ pub struct Predicate {
     source: String,
     program: Arc<Program>,
     probes: BTreeSet<(Extract, String)>,
+    /// The page variables it reads (`markers`), and those it reads through `before.`.
+    variables: BTreeSet<String>,
+    before_fields: BTreeSet<String>,
     before: bool,
     action: bool,
 }
@@ -194,6 +197,8 @@ impl Predicate {
             source: source.to_owned(),
             program: Arc::new(program),
             probes: walk.probes,
+            variables: walk.variables,
+            before_fields: walk.before_fields,
             before: walk.before,
             action: walk.action,
         })
@@ -273,6 +278,16 @@ impl Predicate {
                 ));
             }
         }
+        let values = page_values(now);
+        for (name, value) in values.iter().filter(|(n, _)| self.variables.contains(*n)) {
+            seen.push(format!("{name} = {}", show(value)));
+        }
+        if let Some(before) = before {
+            let values = page_values(before);
+            for (name, value) in values.iter().filter(|(n, _)| self.before_fields.contains(*n)) {
+                seen.push(format!("before.{name} = {}", show(value)));
+            }
+        }
         seen
     }
 }
@@ -309,6 +324,8 @@ fn first_line(text: &str) -> &str {
 struct Walk {
     source: String,
     probes: BTreeSet<(Extract, String)>,
+    variables: BTreeSet<String>,
+    before_fields: BTreeSet<String>,
     bound: Vec<String>,
     before: bool,
     action: bool,
@@ -427,7 +444,10 @@ impl Walk {
                 self.action = true;
                 Ok(())
             }
-            _ if VARIABLES.contains(&name) => Ok(()),
+            _ if VARIABLES.contains(&name) => {
+                self.variables.insert(name.to_owned());
+                Ok(())
+            }
             _ => Err(PredicateError {
                 column,
                 message: format!("`{name}` is not something a page has"),
@@ -443,6 +463,7 @@ impl Walk {
     fn before_field(&mut self, field: &str, column: usize) -> Result<(), PredicateError> {
         self.before = true;
         if BEFORE_FIELDS.contains(&field) {
+            self.before_fields.insert(field.to_owned());
             return Ok(());
         }
         Err(PredicateError {
