@@ -31,9 +31,9 @@ pub mod engine {
         StepFailure,
     };
     pub use windup_core::{
-        browser, cache, config, events, executor, failure, fragments, harness, init, ledger, llm,
-        lockfile, plan, planner, pool, report, reporters, runner, scenario, secret, secrets,
-        signature, steps, suite, summary, verifier,
+        browser, cache, config, events, executor, failure, fragments, harness, init, invariant,
+        ledger, llm, lockfile, plan, planner, pool, report, reporters, runner, scenario, secret,
+        secrets, signature, steps, suite, summary, verifier,
     };
 }
 

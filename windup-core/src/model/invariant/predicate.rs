@@ -467,9 +467,11 @@ fn char_column(source: &str, offset: usize) -> usize {
 }
 
 fn is_known_function(name: &str) -> bool {
-    // Operators (`_==_`, `_[_]`) and the macros' helpers (`@not_strictly_false`).
+    // Operators (`_==_`, `_[_]`, `!_`, `-_`) and the macros' helpers (`@not_strictly_false`).
     name.starts_with('_')
         || name.starts_with('@')
+        || name == "!_"
+        || name == "-_"
         || name == "sum"
         || STANDARD_FUNCTIONS.contains(&name)
 }

@@ -303,3 +303,15 @@ fn an_invariant_round_trips_through_json() {
     let back: Vec<Invariant> = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, invariants);
 }
+
+#[test]
+fn negation_and_minus_are_operators_of_the_language() {
+    let page = page(
+        "http://shop.test/",
+        &[(".banner", Field::Text, &[]), (".qty", Field::Text, &["2"])],
+    );
+    assert_eq!(
+        check(r#"!visible(".banner") && -number(".qty") == -2"#, &page),
+        Verdict::Holds
+    );
+}
