@@ -530,7 +530,10 @@ impl<'a> Executor<'a> {
                 _ => None,
             })
             .collect();
-        let has_holds = action.expect.iter().any(|c| c.kind() == "holds");
+        let has_holds = action
+            .expect
+            .iter()
+            .any(|c| matches!(c, Postcondition::Holds { .. }));
         if prepared.is_none() && !has_holds {
             return Ok(());
         }
@@ -605,7 +608,10 @@ impl<'a> Executor<'a> {
         action: &Action,
         conditions: &[Postcondition],
     ) -> Baseline {
-        if !conditions.iter().any(|c| c.kind() == "holds") {
+        if !conditions
+            .iter()
+            .any(|c| matches!(c, Postcondition::Holds { .. }))
+        {
             return Baseline::default();
         }
         let at = key(run, &action.id);

@@ -108,20 +108,24 @@ function windupObserver(win) {
     };
   }
   // Requests the wrappers could not see: those of elements (images, scripts, styles), and those
-  // made before the wrappers were installed. Each resource entry counts once.
+  // made before the wrappers were installed. Each resource entry counts once. The icon the
+  // browser asks for on its own (`/favicon.ico`) is not the page's request.
   state.scan = () => {
     let entries = [];
     try { entries = win.performance.getEntriesByType('resource'); } catch (e) { return; }
     for (const entry of entries) {
       const status = entry.responseStatus || 0;
       const key = entry.name + ' ' + entry.startTime;
-      if (status < 400 || state.seen.has(key)) continue;
+      if (status < 400 || state.seen.has(key) || isBrowserIcon(entry)) continue;
       state.seen.add(key);
       const scripted = entry.initiatorType === 'fetch' || entry.initiatorType === 'xmlhttprequest';
       if (scripted && entry.startTime >= state.since) continue;
       failed(scripted ? '' : 'GET', entry.name, status);
     }
   };
+  function isBrowserIcon(entry) {
+    try { return new win.URL(entry.name).pathname === '/favicon.ico' && entry.initiatorType !== 'fetch' && entry.initiatorType !== 'xmlhttprequest'; } catch (e) { return false; }
+  }
   win.addEventListener('pagehide', () => state.scan());
   state.drain = () => {
     state.scan();

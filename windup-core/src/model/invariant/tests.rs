@@ -325,3 +325,15 @@ fn the_todo_demo_s_invariants_load() {
     assert!(invariants.len() >= 6);
     assert!(invariants.iter().any(Invariant::is_transition));
 }
+
+#[test]
+fn negation_and_minus_are_operators_of_the_language() {
+    let page = page(
+        "http://shop.test/",
+        &[(".banner", Field::Text, &[]), (".qty", Field::Text, &["2"])],
+    );
+    assert_eq!(
+        check(r#"!visible(".banner") && -number(".qty") == -2"#, &page),
+        Verdict::Holds
+    );
+}

@@ -165,6 +165,14 @@ fn checkout() -> Plan {
                         frames: Vec::new(),
                         selector: ".spinner".to_owned(),
                     },
+                    Postcondition::Holds {
+                        predicate: "count('.order-line') == 1 && errors.size() == 0".to_owned(),
+                        since: None,
+                    },
+                    Postcondition::Holds {
+                        predicate: "money('.total') <= before.money('.total')".to_owned(),
+                        since: Some("a2".to_owned()),
+                    },
                 ],
                 timeout_ms: Some(30_000),
                 ..action("a13", ActionKind::Click)
@@ -1350,4 +1358,104 @@ fn a_selector_chain_with_an_empty_part_is_refused_and_frames_are_never_empty() {
 
     let err = read_err(&edited("/actions/2/target/frames", Some(json!([]))));
     assert_one(&err, Rule::Schema, &["/actions/2/target/frames"]);
+}
+
+// ---------------------------------------------------------------- holds
+
+fn with_holds(predicate: &str, since: Option<&str>) -> Plan {
+    let mut plan = checkout();
+    plan.actions[12].expect = vec![Postcondition::Holds {
+        predicate: predicate.to_owned(),
+        since: since.map(str::to_owned),
+    }];
+    plan
+}
+
+#[test]
+fn a_holds_predicate_must_parse_and_name_only_what_a_page_has() {
+    validate(
+        &with_holds("count('.row') == before.count('.row') + 1", None),
+        &rules(),
+    )
+    .expect("a transition predicate");
+    let err = validate_err(&with_holds("count('.row' == 2", None));
+    assert_one(
+        &err,
+        Rule::Predicate,
+        &[
+            r#"action "a13" (#13, click): holds "count('.row' == 2" at column "#,
+            "the predicate does not parse",
+            "write a CEL expression",
+        ],
+    );
+    insta::assert_snapshot!("holds_does_not_parse", err.to_string());
+    let err = validate_err(&with_holds("rows == 2", None));
+    assert_one(
+        &err,
+        Rule::Predicate,
+        &[r#"holds "rows == 2" at column 1: `rows` is not something a page has"#],
+    );
+}
+
+#[test]
+fn since_names_an_earlier_action_and_needs_a_before() {
+    validate(
+        &with_holds("count('.r') > before.count('.r')", Some("a1")),
+        &rules(),
+    )
+    .expect("since the first action");
+    for since in ["a13", "a99", ""] {
+        let err = validate_err(&with_holds("count('.r') > before.count('.r')", Some(since)));
+        assert!(
+            err.problems()
+                .iter()
+                .any(|p| p.rule == Rule::Since && p.message.contains("not the id of an earlier")),
+            "{since}: {err}"
+        );
+    }
+    let err = validate_err(&with_holds("count('.r') > 1", Some("a2")));
+    assert_one(
+        &err,
+        Rule::Since,
+        &[r#"holds "count('.r') > 1" has since "a2" but reads nothing of before."#],
+    );
+    insta::assert_snapshot!(
+        "holds_since_later",
+        validate_err(&with_holds("count('.r') > before.count('.r')", Some("a13"))).to_string()
+    );
+}
+
+#[test]
+fn the_schema_knows_holds_and_the_sanitizer_tidies_it() {
+    let holds = |condition: Value| edited("/actions/12/expect", Some(json!([condition])));
+    let err = read_err(&holds(json!({ "kind": "holds" })));
+    assert!(
+        err.to_string()
+            .contains("\"predicate\" is a required property"),
+        "{err}"
+    );
+    let err = read_err(&holds(
+        json!({ "kind": "holds", "predicate": "true", "frames": ["#f"] }),
+    ));
+    assert!(err.to_string().contains("Additional properties"), "{err}");
+    let plan = Plan::from_json_str(
+        &holds(json!({ "kind": "holds", "predicate": "count('.r') > 0" })).to_string(),
+        &rules(),
+    )
+    .expect("a holds without since");
+    assert_eq!(
+        plan.actions[12].expect,
+        [Postcondition::Holds {
+            predicate: "count('.r') > 0".to_owned(),
+            since: None
+        }]
+    );
+    assert_eq!(
+        sanitize::sanitize(
+            json!({ "actions": [{ "id": "a1", "type": "wait_for", "expect": [
+                { "Kind": "Holds", "predicate": " count('.r') > 0 ", "since": null, "why": "x" }
+            ]}]})
+        )["actions"][0]["expect"],
+        json!([{ "kind": "holds", "predicate": "count('.r') > 0" }])
+    );
 }

@@ -727,3 +727,30 @@ fn every_error_of_a_mutated_scenario_names_its_true_line_and_column() {
     assert!(seen.duplicate >= 10, "{seen:?}");
     assert!(seen.checked >= 40, "{seen:?}");
 }
+
+#[test]
+fn holds_expectations_and_their_since_are_checked_where_they_are_written() {
+    let ok = "task: Order\nsteps:\n  - click \"Order\"\n  - expect holds \"count('.o') == before.count('.o') + 1\" since step 1\n  - click \"Order\"\nexpect:\n  - holds 'count(\".o\") == before.count(\".o\") + 1'\n  - holds count('.o') == before.count('.o') + 2 since step 2\n";
+    let scenario = parse_at(ok, "order.yaml").expect("the scenario parses");
+    assert_eq!(scenario.expect.len(), 2);
+
+    let err = error(
+        "task: Order\nsteps:\n  - click \"Order\"\n  - expect holds \"count('.o') > before.count('.o')\" since step 2\n",
+    );
+    assert_eq!((err.line, err.column), (4, 53), "{err}");
+    insta::assert_snapshot!("holds_since_not_earlier", err.to_string());
+
+    let err = error(
+        "task: Order\nexpect:\n  - holds \"count('.o') > before.count('.o')\" since step 1\n",
+    );
+    assert_eq!((err.line, err.column), (3, 46), "{err}");
+    assert!(err.message.contains("no step comes before this"), "{err}");
+
+    let err = error("task: Order\nsteps:\n  - expect holds \"count('.o' > 1\"\n");
+    assert_eq!(err.line, 3, "{err}");
+    assert!(
+        err.message.starts_with("the predicate does not parse"),
+        "{err}"
+    );
+    assert!(err.hint.contains("CEL"), "{err}");
+}

@@ -154,8 +154,9 @@ fn written(chars: &[char], start: usize, end: usize) -> Result<(String, Vec<usiz
     if let Some(quoted) = quoted(chars, from, end) {
         return Ok(quoted);
     }
+    // One column per character, and one just past the end for an error there.
     let bare = chars[from..end].iter().collect();
-    Ok((bare, (from + 1..=end).collect()))
+    Ok((bare, (from + 1..=end + 1).collect()))
 }
 
 /// The text of one quoted text spanning exactly `chars[from..end]`, if it is one.
@@ -169,7 +170,11 @@ fn quoted(chars: &[char], from: usize, end: usize) -> Option<(String, Vec<usize>
     let mut at = from + 1;
     while at < end {
         match chars[at] {
-            c if c == quote => return (at + 1 == end).then_some((text, columns)),
+            c if c == quote => {
+                // An error at the end of the predicate points at the closing quote.
+                columns.push(at + 1);
+                return (at + 1 == end).then_some((text, columns));
+            }
             '\\' if matches!(chars.get(at + 1), Some(&c) if c == quote || c == '\\') => {
                 text.push(chars[at + 1]);
                 columns.push(at + 2);
@@ -215,7 +220,10 @@ pub(super) fn check_since(
     } else {
         (
             format!("`since step {step}` does not name a step before this one"),
-            format!("name one of steps 1 to {last}"),
+            match last {
+                1 => "name step 1".to_owned(),
+                _ => format!("name one of steps 1 to {last}"),
+            },
         )
     };
     Err(StepError {

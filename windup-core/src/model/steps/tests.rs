@@ -655,3 +655,162 @@ fn double_click_reload_and_back_parse() {
     let err = parse_step("refresh").unwrap_err();
     assert!(err.hint.contains("did you mean `reload`?"), "{err:?}");
 }
+
+fn holds(source: &str, since: Option<usize>) -> Expectation {
+    Expectation::Holds {
+        predicate: crate::invariant::Predicate::parse(source).expect("the predicate parses"),
+        since,
+    }
+}
+
+#[test]
+fn a_holds_predicate_is_written_in_double_or_single_quotes_or_bare() {
+    let cases = [
+        (
+            r#"expect holds "count('.row') == 2""#,
+            "count('.row') == 2",
+            None,
+        ),
+        (
+            r#"expect holds 'count(".row") == 2'"#,
+            r#"count(".row") == 2"#,
+            None,
+        ),
+        (
+            r#"expect holds count(".row") == 2"#,
+            r#"count(".row") == 2"#,
+            None,
+        ),
+        (
+            r#"expect holds "text(\".x\") == \"a\\\\b\"""#,
+            r#"text(".x") == "a\\b""#,
+            None,
+        ),
+        (
+            r#"expect holds 'text(".x") == \'it\''"#,
+            r#"text(".x") == 'it'"#,
+            None,
+        ),
+        // A quoted text that does not end the step is part of a bare predicate.
+        (
+            r#"expect holds "a" in texts(".tag")"#,
+            r#""a" in texts(".tag")"#,
+            None,
+        ),
+        (r#"  EXPECT   HOLDS   "true"  "#, "true", None),
+        (
+            r#"expect holds "count('.row') == before.count('.row') + 1" since step 2"#,
+            "count('.row') == before.count('.row') + 1",
+            Some(2),
+        ),
+        (
+            r#"expect holds count('.row') > before.count('.row') SINCE Step 1"#,
+            "count('.row') > before.count('.row')",
+            Some(1),
+        ),
+    ];
+    for (text, source, since) in cases {
+        assert_eq!(
+            parse_step(text),
+            Ok(StepKind::Expect(holds(source, since))),
+            "{text}"
+        );
+    }
+    // At the end of a scenario, with or without `expect`, `before.` is the page before the
+    // last step.
+    for text in [
+        r#"holds "count('.row') == before.count('.row') + 1""#,
+        r#"expect holds "count('.row') == before.count('.row') + 1""#,
+    ] {
+        assert_eq!(
+            parse_expectation(text),
+            Ok(holds("count('.row') == before.count('.row') + 1", None)),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_holds_step_that_does_not_parse_is_located_in_the_step_with_the_predicate_s_hint() {
+    let cases = [
+        (
+            "expect holds",
+            "expected a predicate after `holds`",
+            13,
+            "expect holds \"count('.row') == number('.count')\"",
+        ),
+        (
+            r#"expect holds "count('.row' == 2""#,
+            "the predicate does not parse",
+            32,
+            "write a CEL expression",
+        ),
+        (
+            r#"expect holds "rows == 2""#,
+            "`rows` is not something a page has",
+            15,
+            "count/visible",
+        ),
+        // CEL places a call at its parenthesis.
+        (
+            r#"expect holds 'text(".a") == foo(".b")'"#,
+            "`foo` is not a function of the predicate language",
+            32,
+            "sum(LIST)",
+        ),
+        (
+            r#"expect holds "count('.row') > before.count('.row')""#,
+            "`before.` in an `expect holds` step needs `since step N`",
+            15,
+            "since step 2",
+        ),
+        (
+            r#"expect holds "count('.row') > before.count('.row')" since 2"#,
+            "`since` needs `step N`",
+            53,
+            "since step N",
+        ),
+        (
+            r#"expect holds "count('.row') > before.count('.row')" since step two"#,
+            "`two` is not a step number",
+            64,
+            "an earlier step",
+        ),
+    ];
+    for (text, message, column, hint) in cases {
+        let err = parse_step(text).expect_err(text);
+        assert!(err.message.starts_with(message), "{text}: {err:?}");
+        assert_eq!(err.column, column, "{text}: {err:?}");
+        assert!(err.hint.contains(hint), "{text}: {err:?}");
+    }
+    let err = parse_expectation("hold \"true\"").unwrap_err();
+    assert!(err.hint.contains("did you mean `holds`?"), "{err:?}");
+    let err = parse_expectation("holds \"before.nope == 1\"").unwrap_err();
+    assert_eq!(err.message, "`before.nope` is not something a page had");
+    insta::assert_snapshot!(
+        "holds_needs_since_hint",
+        parse_step(cases[4].0).unwrap_err().hint
+    );
+}
+
+#[test]
+fn since_must_name_an_earlier_step() {
+    let step = parse_step(r#"expect holds "count('.r') > before.count('.r')" since step 3"#)
+        .expect("parses");
+    let StepKind::Expect(expectation) = step else {
+        panic!("{step:?}");
+    };
+    let written = r#"expect holds "count('.r') > before.count('.r')" since step 3"#;
+    assert_eq!(check_since(&expectation, written, 4), Ok(()));
+    let err = check_since(&expectation, written, 3).unwrap_err();
+    assert_eq!(
+        err.message,
+        "`since step 3` does not name a step before this one"
+    );
+    assert_eq!(
+        (err.column, err.hint.as_str()),
+        (49, "name one of steps 1 to 2")
+    );
+    let err = check_since(&expectation, written, 1).unwrap_err();
+    assert!(err.message.contains("no step comes before this"), "{err:?}");
+}

@@ -1,0 +1,743 @@
+//! The page as an Observation, in real Chromium: values read through open shadow roots and
+//! same-origin frames, visibility as Playwright counts it, inputs, money in both conventions,
+//! values gone wrong in rendering, and what a page does on its own (exceptions, rejections,
+//! console errors, dialogs, failed requests, injected markers), drained once each, kept across a
+//! navigation, and seen from the first line of a page once the session watches its events. Then
+//! the `holds` postcondition in plans and in the step language, passing on a correct page and
+//! failing, with what it saw, on a broken one.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::net::Ipv4Addr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::Path as UrlPath;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use url::Url;
+use windup::engine::executor::{FailureCause, NoValues};
+use windup::engine::invariant::{
+    FailedRequest, Field, Observation, PageEvents, Predicate, Probe, Verdict,
+};
+use windup::engine::plan::{Plan, Postcondition};
+use windup::engine::planner::OfflinePlanner;
+use windup::engine::verifier::{self, Baseline};
+use windup::engine::{Browser, ExecOptions, Executor, Session};
+
+/// The fixture pages, served on loopback until dropped.
+struct Site {
+    url: String,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Site {
+    async fn start() -> Site {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .expect("a loopback port");
+        let url = format!("http://{}", listener.local_addr().expect("an address"));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let app = Router::new()
+            .route("/api/{name}", any(api))
+            .route("/{page}", get(page));
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        Site {
+            url,
+            stop: Some(stop),
+        }
+    }
+
+    fn at(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+}
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+async fn api(UrlPath(name): UrlPath<String>) -> Response {
+    match name.as_str() {
+        "ok" => (StatusCode::OK, "{}").into_response(),
+        "fail" => (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":\"boom\"}").into_response(),
+        _ => (StatusCode::NOT_FOUND, "no such thing").into_response(),
+    }
+}
+
+async fn page(UrlPath(name): UrlPath<String>) -> Response {
+    let Some((status, body)) = fixture(&name) else {
+        return (StatusCode::NOT_FOUND, "not found").into_response();
+    };
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+const VALUES: &str = r#"<!doctype html><html><head><title>Values</title></head><body>
+<h1>Cart</h1>
+<ul id="light"><li class="item">Alpha</li><li class="item">  Beta
+   two </li></ul>
+<shop-list></shop-list>
+<p class="shy" style="display:none">Gone</p>
+<p class="shy" style="visibility:hidden">Invisible</p>
+<p class="shy" style="opacity:0">Ghost</p>
+<input id="name" value="Ada">
+<input id="agree" type="checkbox" checked> <input id="news" type="checkbox">
+<input type="checkbox" style="display:none" checked>
+<select id="country"><option value="de">Germany</option><option value="fr" selected>France</option></select>
+<textarea id="note">Hello</textarea>
+<span class="price">$1,234.50</span> <span class="price">1.234,50 €</span>
+<iframe id="frame" src="/frame.html"></iframe>
+<script>
+customElements.define('shop-list', class extends HTMLElement {
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).innerHTML = '<ul><li class="item">Gamma</li><li class="item">Delta</li></ul>';
+  }
+});
+</script>
+</body></html>"#;
+
+const FRAME: &str = r#"<!doctype html><html><body>
+<p class="item">In the frame</p><input id="qty" value="3"><p class="price">$2.00</p>
+</body></html>"#;
+
+const BROKEN: &str = r#"<!doctype html><html><head><title>Broken</title></head><body>
+<p>Total: <b class="total">NaN</b></p>
+<p>Items: [object Object]</p>
+<p class="each">$NaN</p>
+<p>undefined</p>
+<p>BaNaNa bread</p><p>null hypothesis</p>
+<p style="display:none">NaN</p>
+<p>Refund -$5.00</p>
+<p>$-3.00</p>
+<p>−5,00 €</p>
+<p>Order A-17 ships for $4.00</p>
+<p>$5 - $10</p>
+<p><span class="split">-<b>$</b>7.00</span></p>
+</body></html>"#;
+
+const EVENTS: &str = r#"<!doctype html><html><head><title>Events</title></head><body>
+<button id="throw" onclick="null.x">Throw</button>
+<button id="log" onclick="console.error('bad', { code: 7 })">Log</button>
+<button id="dialogs" onclick="const ok = confirm('Delete?'); alert('Saved'); document.querySelector('#answers').textContent = ok + ' ' + prompt('Name?', 'Ada');">Dialogs</button>
+<button id="reject" onclick="Promise.reject(new Error('nope'))">Reject</button>
+<button id="fetch" onclick="fetch('/api/fail').then((r) => { document.querySelector('#fetched').textContent = 'fetched ' + r.status; })">Fetch</button>
+<button id="xhr" onclick="const x = new XMLHttpRequest(); x.open('POST', '/api/missing'); x.onloadend = () => { document.querySelector('#sent').textContent = 'xhr ' + x.status; }; x.send('{}');">XHR</button>
+<button id="inject" onclick="document.body.insertAdjacentHTML('beforeend', '&lt;img src=x onerror=&quot;__windupMark(\'w1x\')&quot;&gt;'); document.querySelector('img').addEventListener('error', () => { document.querySelector('#injected').textContent = 'img failed'; });">Inject</button>
+<form action="/after.html" onsubmit="throw new Error('submit broke')"><button id="submit">Submit</button></form>
+<p id="answers"></p><p id="fetched"></p><p id="sent"></p><p id="injected"></p>
+</body></html>"#;
+
+const AFTER: &str =
+    "<!doctype html><html><head><title>After</title></head><body><p>Thanks</p></body></html>";
+
+const LOAD_ERROR: &str = r#"<!doctype html><html><head><title>Loading</title>
+<script>
+const root = document.documentElement;
+fetch('/api/fail').then((r) => r.text()).then(() => { root.dataset.fetched = 'yes'; });
+window.addEventListener('load', () => { root.dataset.loaded = 'yes'; });
+missing.call();
+</script>
+</head><body><p>Loaded</p><img src="/missing.png" alt=""></body></html>"#;
+
+const SERVER_ERROR: &str =
+    "<!doctype html><html><head><title>Oops</title></head><body><h1>500</h1></body></html>";
+
+/// An order list: "Place order" adds one order after the server answers; `extra` orders more
+/// per click (a bug), and `throws` makes the click handler throw once it has asked.
+fn orders(extra: usize, throws: bool) -> String {
+    let adds = 1 + extra;
+    let after = if throws { "null.total;" } else { "" };
+    format!(
+        r#"<!doctype html><html><head><title>Orders</title></head><body>
+<ul id="orders"><li class="order">#1</li><li class="order">#2</li></ul>
+<p>Orders: <span class="count">2</span></p>
+<button id="place">Place order</button>
+<script>
+document.querySelector('#place').addEventListener('click', () => {{
+  fetch('/api/ok').then(() => {{
+    const list = document.querySelector('#orders');
+    for (let i = 0; i < {adds}; i++) {{
+      const li = document.createElement('li');
+      li.className = 'order';
+      li.textContent = '#' + (list.children.length + 1);
+      list.appendChild(li);
+    }}
+    document.querySelector('.count').textContent = list.children.length;
+  }});
+  {after}
+}});
+</script></body></html>"#
+    )
+}
+
+fn fixture(name: &str) -> Option<(StatusCode, String)> {
+    let ok = |body: &str| Some((StatusCode::OK, body.to_owned()));
+    match name {
+        "values.html" => ok(VALUES),
+        "frame.html" => ok(FRAME),
+        "broken.html" => ok(BROKEN),
+        "events.html" => ok(EVENTS),
+        "after.html" => ok(AFTER),
+        "load-error.html" => ok(LOAD_ERROR),
+        "server-error.html" => Some((StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR.to_owned())),
+        "orders.html" => Some((StatusCode::OK, orders(0, false))),
+        "orders-twice.html" => Some((StatusCode::OK, orders(1, false))),
+        "orders-throws.html" => Some((StatusCode::OK, orders(0, true))),
+        _ => None,
+    }
+}
+
+/// A browser with one session; the session closes before the driver ends.
+struct Rig {
+    site: Site,
+    session: Session,
+    options: ExecOptions,
+    _browser: Browser,
+    _artifacts: tempfile::TempDir,
+}
+
+impl Rig {
+    async fn start() -> Rig {
+        let site = Site::start().await;
+        let browser = Browser::launch(common::browser_config())
+            .await
+            .expect("chromedriver starts (install chromium and chromium-driver)");
+        let session = browser.new_session().await.expect("a session opens");
+        let artifacts = tempfile::tempdir().expect("a temporary directory");
+        let mut options = ExecOptions::new(site.url.parse().expect("the site's URL parses"));
+        options.artifacts_dir = artifacts.path().to_owned();
+        options.default_timeout = Duration::from_secs(5);
+        Rig {
+            site,
+            session,
+            options,
+            _browser: browser,
+            _artifacts: artifacts,
+        }
+    }
+
+    async fn open(&self, path: &str) {
+        self.session
+            .goto(&self.site.at(path))
+            .await
+            .unwrap_or_else(|e| panic!("{path} opens: {e}"));
+    }
+
+    async fn observe(&self, probes: &[(&str, Field)]) -> Observation {
+        let probes: BTreeSet<Probe> = probes
+            .iter()
+            .map(|(selector, field)| Probe {
+                selector: (*selector).to_owned(),
+                field: *field,
+            })
+            .collect();
+        self.session
+            .observe(&probes)
+            .await
+            .expect("the page is observed")
+    }
+
+    async fn click(&self, selector: &str) {
+        let script = format!("document.querySelector({selector:?}).click(); return true;");
+        self.session
+            .execute_script(&script)
+            .await
+            .unwrap_or_else(|e| panic!("{selector} is clicked: {e}"));
+    }
+
+    /// Waits, as the verifier does, until `condition` holds.
+    async fn until(&self, condition: Postcondition) {
+        let base: Url = self.site.url.parse().expect("the site's URL parses");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let verdict = verifier::verify(
+            &self.session,
+            &base,
+            std::slice::from_ref(&condition),
+            &mut Baseline::default(),
+            deadline,
+        )
+        .await
+        .expect("the browser answers");
+        if let Err(unmet) = verdict {
+            panic!("{unmet:?}");
+        }
+    }
+
+    async fn until_text(&self, text: &str) {
+        self.until(Postcondition::TextVisible { text: text.into() })
+            .await;
+    }
+
+    fn executor(&self) -> Executor<'_> {
+        Executor::new(&self.session, &self.options, &NoValues)
+    }
+
+    async fn close(self) {
+        self.session.close().await.expect("the session closes");
+    }
+}
+
+fn texts(observation: &Observation, selector: &str, field: Field) -> Vec<String> {
+    let probe = Probe {
+        selector: selector.to_owned(),
+        field,
+    };
+    observation
+        .texts(&probe)
+        .unwrap_or_else(|| panic!("{selector} was asked"))
+        .to_vec()
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn check(source: &str, now: &Observation) -> Verdict {
+    Predicate::parse(source)
+        .unwrap_or_else(|e| panic!("{source} parses: {e}"))
+        .check(now, None, None)
+}
+
+#[tokio::test]
+async fn an_observation_reads_shadow_roots_frames_visible_matches_inputs_and_money() {
+    let rig = Rig::start().await;
+    rig.open("/values.html").await;
+    let seen = rig
+        .observe(&[
+            (".item", Field::Text),
+            ("shop-list >>> li", Field::Text),
+            (".shy", Field::Text),
+            ("#name", Field::Value),
+            ("input[type=checkbox]", Field::Value),
+            ("#country", Field::Value),
+            ("#note", Field::Value),
+            ("#qty", Field::Value),
+            (".price", Field::Text),
+            ("li:nth-child(", Field::Text),
+        ])
+        .await;
+    assert_eq!(seen.url, rig.site.at("/values.html"));
+    assert_eq!(seen.title, "Values");
+    assert_eq!(seen.status, 200);
+    assert_eq!(
+        texts(&seen, ".item", Field::Text),
+        strings(&["Alpha", "Beta two", "Gamma", "Delta", "In the frame"])
+    );
+    assert_eq!(
+        texts(&seen, "shop-list >>> li", Field::Text),
+        strings(&["Gamma", "Delta"])
+    );
+    // display:none and visibility:hidden are not seen; opacity 0 is, as Playwright counts it.
+    assert_eq!(texts(&seen, ".shy", Field::Text), strings(&["Ghost"]));
+    assert_eq!(texts(&seen, "#name", Field::Value), strings(&["Ada"]));
+    assert_eq!(
+        texts(&seen, "input[type=checkbox]", Field::Value),
+        strings(&["true", "false"])
+    );
+    assert_eq!(texts(&seen, "#country", Field::Value), strings(&["fr"]));
+    assert_eq!(texts(&seen, "#note", Field::Value), strings(&["Hello"]));
+    assert_eq!(texts(&seen, "#qty", Field::Value), strings(&["3"]));
+    assert_eq!(
+        texts(&seen, ".price", Field::Text),
+        strings(&["$1,234.50", "1.234,50 €", "$2.00"])
+    );
+    assert!(texts(&seen, "li:nth-child(", Field::Text).is_empty());
+    assert!(seen.broken_texts.is_empty(), "{:?}", seen.broken_texts);
+    assert!(
+        seen.negative_amounts.is_empty(),
+        "{:?}",
+        seen.negative_amounts
+    );
+    assert_eq!(seen.events, PageEvents::default());
+
+    // Predicates are checked on an observation of what they read, as the verifier does it.
+    let holding = [
+        r#"money(".price") == 123450"#,
+        r#"sum(moneys(".price")) == 123450 * 2 + 200"#,
+        r#"count(".item") == 5 && texts(".item")[4] == "In the frame""#,
+        r#"input('#agree') == "true" && inputs("input[type=checkbox]").size() == 2"#,
+        r#"int(input('#qty')) == 3 && !visible(".nothing-here")"#,
+        r#"status == 200 && title == "Values" && path == "/values.html""#,
+        r#"errors.size() == 0 && broken_texts.size() == 0"#,
+    ];
+    let predicates: Vec<Predicate> = holding
+        .iter()
+        .map(|source| Predicate::parse(source).expect("the predicate parses"))
+        .collect();
+    let probes: BTreeSet<Probe> = predicates.iter().flat_map(Predicate::probes).collect();
+    let seen = rig
+        .session
+        .observe(&probes)
+        .await
+        .expect("the page is observed");
+    for predicate in &predicates {
+        assert_eq!(
+            predicate.check(&seen, None, None),
+            Verdict::Holds,
+            "{}",
+            predicate.source()
+        );
+    }
+    assert_eq!(
+        check(r#"count(".item") == 4"#, &seen),
+        Verdict::Violated {
+            seen: vec![r#"count(".item") = 5"#.to_owned()]
+        }
+    );
+    assert!(matches!(
+        check(r#"text(".nothing-here") == "Ghost""#, &seen),
+        Verdict::NotApplicable { .. }
+    ));
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn values_gone_wrong_and_negative_amounts_are_found_in_visible_text() {
+    let rig = Rig::start().await;
+    rig.open("/broken.html").await;
+    let seen = rig.observe(&[(".total", Field::Text)]).await;
+    assert_eq!(
+        seen.broken_texts,
+        strings(&["NaN", "Items: [object Object]", "$NaN", "undefined"])
+    );
+    assert_eq!(
+        seen.negative_amounts,
+        strings(&["Refund -$5.00", "$-3.00", "−5,00 €", "-$7.00"])
+    );
+    assert!(matches!(
+        check(r#"money(".total") > 0"#, &seen),
+        Verdict::NotApplicable { .. }
+    ));
+    assert_eq!(
+        check("broken_texts.size() == 0", &seen),
+        Verdict::Violated { seen: vec![] }
+    );
+    assert_eq!(
+        check(
+            "negative_amounts.all(a, a < 0) && negative_amounts.size() == 4",
+            &seen
+        ),
+        Verdict::Holds
+    );
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn page_events_are_recorded_drained_once_and_kept_across_a_navigation() {
+    let rig = Rig::start().await;
+    rig.open("/events.html").await;
+    // Without a watch, the first look installs the observer; it sees from then on.
+    assert_eq!(rig.observe(&[]).await.events, PageEvents::default());
+    for button in ["#throw", "#log", "#dialogs", "#reject"] {
+        rig.click(button).await;
+    }
+    rig.until_text("true Ada").await;
+    let seen = rig.observe(&[]).await;
+    assert_eq!(
+        seen.events,
+        PageEvents {
+            errors: strings(&[
+                "Uncaught TypeError: Cannot read properties of null (reading 'x')",
+                "Unhandled rejection: Error: nope",
+            ]),
+            console_errors: strings(&[r#"bad {"code":7}"#]),
+            dialogs: strings(&["confirm: Delete?", "alert: Saved", "prompt: Name?"]),
+            ..PageEvents::default()
+        }
+    );
+    assert_eq!(
+        rig.observe(&[]).await.events,
+        PageEvents::default(),
+        "a second look does not repeat them"
+    );
+
+    rig.click("#fetch").await;
+    rig.until_text("fetched 500").await;
+    rig.click("#xhr").await;
+    rig.until_text("xhr 404").await;
+    let seen = rig.observe(&[]).await;
+    let request = |method: &str, path: &str, status| FailedRequest {
+        method: method.to_owned(),
+        url: rig.site.at(path),
+        status,
+    };
+    assert_eq!(
+        seen.events.failed_requests,
+        [
+            request("GET", "/api/fail", 500),
+            request("POST", "/api/missing", 404)
+        ]
+    );
+
+    // The payload the audit injects: its marker, and the image's own failed request.
+    rig.click("#inject").await;
+    rig.until_text("img failed").await;
+    let seen = rig.observe(&[]).await;
+    assert_eq!(seen.events.markers, strings(&["w1x"]));
+    assert_eq!(seen.events.failed_requests, [request("GET", "/x", 404)]);
+    assert_eq!(rig.observe(&[]).await.events, PageEvents::default());
+
+    // A submit handler throws, and the form navigates away before anyone looks.
+    rig.click("#submit").await;
+    rig.until(Postcondition::UrlMatches {
+        pattern: "/after.html".into(),
+    })
+    .await;
+    let seen = rig.observe(&[]).await;
+    assert_eq!(seen.title, "After");
+    assert_eq!(
+        seen.events.errors,
+        strings(&["Uncaught Error: submit broke"])
+    );
+    assert_eq!(rig.observe(&[]).await.events, PageEvents::default());
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn a_watched_session_sees_errors_during_load_and_keeps_watching_after_a_reset() {
+    let rig = Rig::start().await;
+    let loaded = || Postcondition::ElementVisible {
+        frames: vec![],
+        selector: "html[data-fetched=yes][data-loaded=yes]".into(),
+    };
+    rig.open("/load-error.html").await;
+    rig.until(loaded()).await;
+    let unwatched = rig.observe(&[]).await;
+    assert!(
+        unwatched.events.errors.is_empty(),
+        "an error thrown while loading is before any injected observer: {:?}",
+        unwatched.events
+    );
+    let missing_image = FailedRequest {
+        method: "GET".into(),
+        url: rig.site.at("/missing.png"),
+        status: 404,
+    };
+    let early_fetch = FailedRequest {
+        method: String::new(),
+        url: rig.site.at("/api/fail"),
+        status: 500,
+    };
+    // What the resource timeline shows: the image, and the fetch made before the observer
+    // (whose method it does not know), in the order they started; not the browser's icon.
+    let mut early = unwatched.events.failed_requests.clone();
+    early.sort_by(|a, b| a.url.cmp(&b.url));
+    assert_eq!(early, [early_fetch, missing_image.clone()]);
+
+    rig.session
+        .watch_page_events()
+        .await
+        .expect("watching starts");
+    rig.session
+        .watch_page_events()
+        .await
+        .expect("a second call is harmless");
+    for round in ["watched", "after a reset"] {
+        rig.open("/load-error.html").await;
+        rig.until(loaded()).await;
+        let seen = rig.observe(&[]).await;
+        assert_eq!(
+            seen.events.errors,
+            strings(&["Uncaught ReferenceError: missing is not defined"]),
+            "{round}"
+        );
+        let fetched = FailedRequest {
+            method: "GET".into(),
+            url: rig.site.at("/api/fail"),
+            status: 500,
+        };
+        assert_eq!(
+            seen.events.failed_requests,
+            [fetched, missing_image.clone()],
+            "{round}: each request once, the fetch by its wrapper"
+        );
+        assert_eq!(
+            rig.observe(&[]).await.events,
+            PageEvents::default(),
+            "{round}"
+        );
+        rig.session.reset().await.expect("the session resets");
+    }
+
+    let opened = rig
+        .session
+        .goto(&rig.site.at("/server-error.html"))
+        .await
+        .expect("an HTTP error page still opens");
+    assert_eq!(opened.status, Some(500));
+    let seen = rig.observe(&[]).await;
+    assert_eq!((seen.status, seen.title.as_str()), (500, "Oops"));
+    assert_eq!(
+        check("status < 500", &seen),
+        Verdict::Violated { seen: vec![] }
+    );
+    rig.close().await;
+}
+
+/// Places two orders: the first must add exactly one, and both together two since the page
+/// was ready; the count shown must match the list, with no error on the way.
+fn orders_plan(start: &str) -> Plan {
+    let place = json!({
+        "selector": "#place",
+        "identity": { "tag": "button", "role": "button", "name": "Place order" }
+    });
+    common::plan(
+        "orders",
+        start,
+        json!([
+            { "id": "ready", "type": "wait_for", "target": place },
+            { "id": "first", "type": "click", "target": place, "expect": [
+                { "kind": "holds", "predicate": "count('.order') == before.count('.order') + 1" }
+            ]},
+            { "id": "second", "type": "click", "target": place, "expect": [
+                { "kind": "holds", "predicate": "count('.order') == before.count('.order') + 2", "since": "ready" },
+                { "kind": "holds", "predicate": "number('.count') == count('.order') && errors.size() == 0" }
+            ]}
+        ]),
+    )
+}
+
+#[tokio::test]
+async fn a_plan_with_holds_passes_on_a_correct_page_and_says_what_it_saw_on_a_broken_one() {
+    let rig = Rig::start().await;
+    let executor = rig.executor();
+    executor
+        .run(&orders_plan("/orders.html"))
+        .await
+        .unwrap_or_else(|failure| panic!("the correct page passes: {failure}"));
+
+    let failure = executor
+        .run(&orders_plan("/orders-twice.html"))
+        .await
+        .expect_err("two orders for one click fail");
+    assert_eq!(failure.action_id, "first");
+    let FailureCause::Unmet(unmet) = &failure.cause else {
+        panic!("{failure}");
+    };
+    assert_eq!(
+        unmet[0].to_string(),
+        r#"expected holds "count('.order') == before.count('.order') + 1": it is false: count(".order") = 4; before.count(".order") = 2"#
+    );
+
+    let failure = executor
+        .run(&orders_plan("/orders-throws.html"))
+        .await
+        .expect_err("an error after the order fails");
+    assert_eq!(failure.action_id, "second");
+    let message = failure.cause.to_string();
+    assert!(
+        message.starts_with(
+            r#"expected holds "number('.count') == count('.order') && errors.size() == 0": it is false: "#
+        ) && message.contains(
+            r#"errors = ["Uncaught TypeError: Cannot read properties of null (reading 'total')"]"#
+        ),
+        "{message}"
+    );
+    rig.close().await;
+}
+
+const ORDERS_SCENARIO: &str = r#"task: Place two orders.
+start_url: /orders.html
+steps:
+  - wait for "Place order"
+  - click "Place order"
+  - expect holds "count('.order') == before.count('.order') + 1" since step 1
+  - click "Place order"
+expect:
+  - holds 'count(".order") == before.count(".order") + 1'
+  - holds count('.order') == before.count('.order') + 2 since step 1
+  - holds "number('.count') == count('.order')"
+"#;
+
+fn orders_scenario(start: &str) -> windup::engine::scenario::Scenario {
+    let text = ORDERS_SCENARIO.replace("/orders.html", start);
+    windup::engine::scenario::parse(
+        &text,
+        Path::new("scenarios/orders.yaml"),
+        Path::new("scenarios"),
+    )
+    .unwrap_or_else(|e| panic!("the scenario parses: {e}"))
+}
+
+#[tokio::test]
+async fn holds_steps_plan_offline_into_holds_postconditions_that_replay() {
+    let rig = Rig::start().await;
+    let scenario = orders_scenario("/orders.html");
+    let executor = rig.executor();
+    let planned = OfflinePlanner
+        .plan(&scenario, &executor)
+        .await
+        .unwrap_or_else(|failure| panic!("the scenario plans: {failure}"));
+    let holds = |id: &str| -> Vec<Postcondition> {
+        let action = planned.plan.actions.iter().find(|a| a.id == id).unwrap();
+        action
+            .expect
+            .iter()
+            .filter(|c| c.kind() == "holds")
+            .cloned()
+            .collect()
+    };
+    let condition = |predicate: &str, since: Option<&str>| Postcondition::Holds {
+        predicate: predicate.to_owned(),
+        since: since.map(str::to_owned),
+    };
+    assert_eq!(
+        holds("s3"),
+        [condition(
+            "count('.order') == before.count('.order') + 1",
+            Some("s1")
+        )]
+    );
+    assert_eq!(
+        holds("s4"),
+        [
+            condition(r#"count(".order") == before.count(".order") + 1"#, None),
+            condition("count('.order') == before.count('.order') + 2", Some("s1")),
+            condition("number('.count') == count('.order')", None),
+        ]
+    );
+    rig.executor()
+        .run(&planned.plan)
+        .await
+        .unwrap_or_else(|failure| panic!("the plan replays: {failure}"));
+
+    let broken = orders_scenario("/orders-twice.html");
+    let failure = OfflinePlanner
+        .plan(&broken, &rig.executor())
+        .await
+        .expect_err("two orders for one click fail");
+    assert_eq!(failure.action_id, "s3");
+    assert!(
+        failure
+            .cause
+            .to_string()
+            .ends_with(r#"it is false: count(".order") = 4; before.count(".order") = 2"#),
+        "{failure}"
+    );
+    rig.close().await;
+}
