@@ -38,7 +38,12 @@ async fn audit_shop(bugs: &str, seed: u64) -> (Project, AuditFinished) {
         .seed(seed)
         .invariants_dir(repo("examples/shop/invariants"))
         .account("demo")
-        .reporter(|e: &windup::RunEvent| eprintln!("{}", e.to_json()))
+        .reporter({
+            let t0 = std::time::Instant::now();
+            move |e: &windup::RunEvent| {
+                eprintln!("{:>6.1}s {}", t0.elapsed().as_secs_f64(), e.to_json())
+            }
+        })
         .run()
         .await
         .unwrap();
@@ -60,23 +65,50 @@ async fn the_shop_with_every_bug() {
         outcome.stopped_by
     );
     for finding in &outcome.findings {
-        eprintln!("FINDING {} [{}] {}\n  {}\n  steps: {:?}", finding.id, finding.attack, finding.title, finding.actual, finding.steps);
+        eprintln!(
+            "FINDING {} [{}] {}\n  {}\n  steps: {:?}",
+            finding.id, finding.attack, finding.title, finding.actual, finding.steps
+        );
     }
     let _ = Budget::default();
     assert!(!outcome.findings.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn trace_walks() {
-    let todo = windup_todo::spawn(windup_todo::TodoOptions::default()).await.unwrap();
+async fn the_todo_app_with_every_bug() {
+    let todo = windup_todo::spawn(windup_todo::TodoOptions {
+        bugs: "all".parse().unwrap(),
+    })
+    .await
+    .unwrap();
     let project = Project::with(&[]);
     let settings = project.settings_with("", &|_| None);
-    let budget = Budget { pages: 1, walks: 3, walk_length: 10, ..Budget::default() };
     let started = std::time::Instant::now();
     let finished = AuditRun::new(settings, todo.url().parse().unwrap())
-        .budget(budget)
+        .seed(7)
+        .invariants_dir(repo("examples/todo/invariants"))
+        .reporter({
+            let t0 = std::time::Instant::now();
+            move |e: &windup::RunEvent| {
+                eprintln!("{:>6.1}s {}", t0.elapsed().as_secs_f64(), e.to_json())
+            }
+        })
         .run()
         .await
         .unwrap();
-    eprintln!("took {:?} actions {}", started.elapsed(), finished.outcome.actions);
+    let outcome = &finished.outcome;
+    eprintln!(
+        "took {:?}; {} actions, {} attacks, {} pages, stopped by {}",
+        started.elapsed(),
+        outcome.actions,
+        outcome.attacks,
+        outcome.pages_explored,
+        outcome.stopped_by
+    );
+    for finding in &outcome.findings {
+        eprintln!(
+            "FINDING {} [{}]\n  {}\n  steps: {:?}",
+            finding.id, finding.attack, finding.actual, finding.steps
+        );
+    }
 }

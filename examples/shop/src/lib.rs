@@ -28,8 +28,8 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 pub use bugs::{Bug, BugSet, ParseBugError};
-pub use store::{DEMO_EMAIL, DEMO_PASSWORD};
 pub use markup::{Markup, ParseMarkupError};
+pub use store::{DEMO_EMAIL, DEMO_PASSWORD};
 
 use html::Header;
 use markup::Names;

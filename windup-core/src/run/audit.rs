@@ -21,7 +21,9 @@ use crate::events::{ActionInfo, Events, Reporter, RunEvent};
 use crate::invariant::{Invariant, InvariantError};
 use crate::plan::Action;
 use crate::secrets::Accounts;
-use crate::store::{self, AuditStore, Framework, NewFinding, NewRun, NewTest, RunId, RunStatus, StoreError};
+use crate::store::{
+    self, AuditStore, Framework, NewFinding, NewRun, NewTest, RunId, RunStatus, StoreError,
+};
 
 /// Where audits are kept, under the project root.
 pub const STORE_FILE: &str = ".windup/audits.sqlite";
@@ -73,7 +75,8 @@ impl AuditRun {
             deny: Deny::default(),
             allowed_origins: settings.allowed_origins.clone(),
             artifacts_dir: settings.artifacts_dir.clone(),
-            action_timeout: settings.timeout.min(Duration::from_secs(5)),
+            // An audit's moves often aim at what is no longer there; the page is local and quick.
+            action_timeout: settings.timeout.min(Duration::from_secs(2)),
         };
         let store = settings.root.join(STORE_FILE);
         let emit_dir = Some(settings.scenarios_dir.join("audit"));
@@ -259,7 +262,10 @@ impl Teller {
 
     /// Stores the event in the run's stream, then hands it to the reporters.
     fn tell(&self, event: RunEvent) {
-        if let Err(err) = self.store().append_event(&self.run_id, event.name(), &event.to_json()) {
+        if let Err(err) = self
+            .store()
+            .append_event(&self.run_id, event.name(), &event.to_json())
+        {
             self.failed(format!("an event was not stored: {err}"));
         }
         self.events.emit(event);
@@ -287,10 +293,18 @@ impl Teller {
             stopped_by: outcome.stopped_by.clone(),
         });
         let store = self.store();
-        store.set_invariants(&self.run_id, &serde_json::Value::from(invariants).to_string())?;
+        store.set_invariants(
+            &self.run_id,
+            &serde_json::Value::from(invariants).to_string(),
+        )?;
         store.finish_run(&self.run_id, status, runtime_ms)?;
         drop(store);
-        for failure in self.failures.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+        for failure in self
+            .failures
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
             self.events.emit(RunEvent::Warning { message: failure });
         }
         Ok(())
@@ -318,8 +332,21 @@ impl Teller {
         let Some(dir) = &self.emit else {
             return Ok(());
         };
-        let test = write_test(finding, dir, &self.scenarios, &self.start, self.account.as_deref(), &self.note)
-            .map_err(|e| format!("the test of {} was not written to {}: {e}", finding.id, dir.display()))?;
+        let test = write_test(
+            finding,
+            dir,
+            &self.scenarios,
+            &self.start,
+            self.account.as_deref(),
+            &self.note,
+        )
+        .map_err(|e| {
+            format!(
+                "the test of {} was not written to {}: {e}",
+                finding.id,
+                dir.display()
+            )
+        })?;
         let filename = shown(&test.scenario);
         self.store()
             .add_test(
@@ -338,7 +365,10 @@ impl Teller {
             path: test.scenario.clone(),
             lockfile: test.lockfile.clone(),
         });
-        self.tests.lock().unwrap_or_else(|p| p.into_inner()).push(test);
+        self.tests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(test);
         Ok(())
     }
 }
@@ -346,7 +376,10 @@ impl Teller {
 /// A path as a person reads it: relative to the working directory when it is under it.
 fn shown(path: &Path) -> String {
     let cwd = std::env::current_dir().unwrap_or_default();
-    path.strip_prefix(&cwd).unwrap_or(path).display().to_string()
+    path.strip_prefix(&cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 mod erased {

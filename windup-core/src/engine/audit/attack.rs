@@ -29,7 +29,15 @@ pub(super) async fn attack(
     spend: &mut Budgeted<'_>,
     judged: &mut Judged,
 ) {
-    let forms = forms(explored);
+    let deny = &lab.config.deny;
+    let forms: Vec<Form<'_>> = forms(explored)
+        .into_iter()
+        .filter(|f| {
+            !f.fields
+                .iter()
+                .any(|c| c.submits && deny.denies_name(c.called()))
+        })
+        .collect();
     lab.watcher.reasoning(&format!(
         "Attacking {} forms with hostile values, repeated and double submissions.",
         forms.len()
@@ -142,7 +150,12 @@ impl Form<'_> {
     }
 }
 
-async fn hostile_values(lab: &Lab<'_>, form: &Form<'_>, spend: &mut Budgeted<'_>, judged: &mut Judged) {
+async fn hostile_values(
+    lab: &Lab<'_>,
+    form: &Form<'_>,
+    spend: &mut Budgeted<'_>,
+    judged: &mut Judged,
+) {
     for field in form.fields.iter().filter(|c| !c.submits) {
         for (what, value) in moves::hostile(field, &format!("m{}", spend.attacks)) {
             if spend.exhausted() {
@@ -162,7 +175,8 @@ async fn twice(lab: &Lab<'_>, form: &Form<'_>, spend: &mut Budgeted<'_>, judged:
     if spend.exhausted() {
         return;
     }
-    let (Some(mut actions), Some(again)) = (form.submitted(lab, None), filled(lab, &form.fields, None))
+    let (Some(mut actions), Some(again)) =
+        (form.submitted(lab, None), filled(lab, &form.fields, None))
     else {
         return;
     };
@@ -225,6 +239,11 @@ async fn records(
     if measured.is_empty() {
         return;
     }
+    lab.watcher.reasoning(&format!(
+        "Counting the rows of {} around one submission of {}.",
+        measured.join(", "),
+        form.name()
+    ));
     let probes = row_probes();
     let Some(once) = record_trial(lab, form, &measured, Submit::Once) else {
         return;
@@ -249,21 +268,28 @@ async fn records(
         let label = format!("{} in {}", submit.what(), form.name());
         let run = lab.run(&actions, None, &probes, spend, Some(&label)).await;
         let attacked = growth(&actions, &run, &measured);
-        let Some((base, more)) = single
-            .iter()
-            .filter(|g| g.grew >= 1)
-            .find_map(|g| attacked.iter().find(|a| a.same_as(g) && a.grew > g.grew).map(|a| (g, a)))
-        else {
+        let Some((base, more)) = single.iter().filter(|g| g.grew >= 1).find_map(|g| {
+            attacked
+                .iter()
+                .find(|a| a.same_as(g) && a.grew > g.grew)
+                .map(|a| (g, a))
+        }) else {
             continue;
         };
         let measured_visit = |a: &Action| {
             a.kind == crate::plan::ActionKind::Goto
-                && a.url.as_deref().is_some_and(|u| measured.iter().any(|m| m == u))
+                && a.url
+                    .as_deref()
+                    .is_some_and(|u| measured.iter().any(|m| m == u))
                 && a.id != more.since
                 && a.id != more.at
         };
         let suspect = Suspect::Records {
-            actions: actions.iter().filter(|a| !measured_visit(a)).cloned().collect(),
+            actions: actions
+                .iter()
+                .filter(|a| !measured_visit(a))
+                .cloned()
+                .collect(),
             invariant: oracles::one_record(&more.selector, base.grew),
             since: more.since.clone(),
             at: more.at.clone(),
@@ -280,23 +306,39 @@ async fn records(
     }
 }
 
-/// The locations counted around a submission: the explored pages that showed rows, by path,
-/// but the start page and the form's own; those met signed in first, where records are listed.
+/// The locations counted around a submission: the explored pages by path — those met signed
+/// in first, where records are listed, then the shallowest (index pages before detail pages) —
+/// but the start page and the form's own.
 fn measured_pages(explored: &Explored, form: &Form<'_>) -> Vec<String> {
-    let mut seen = BTreeSet::new();
-    let own = form.page.location.split(['?', '#']).next().unwrap_or("");
-    let mut pages: Vec<&Page> = explored.pages.iter().skip(1).filter(|p| p.rows > 0).collect();
-    pages.sort_by_key(|p| !p.signed_in);
+    let path = |l: &str| l.split(['?', '#']).next().unwrap_or("").to_owned();
+    let own = path(&form.page.location);
+    let start = explored
+        .pages
+        .first()
+        .map(|p| path(&p.location))
+        .unwrap_or_default();
+    let mut pages: Vec<(bool, usize, String)> = Vec::new();
+    for page in &explored.pages {
+        let location = path(&page.location);
+        if location == own || location == start {
+            continue;
+        }
+        let depth = location.split('/').filter(|s| !s.is_empty()).count();
+        match pages.iter_mut().find(|(_, _, l)| *l == location) {
+            Some(known) => known.0 &= !page.signed_in,
+            None => pages.push((!page.signed_in, depth, location)),
+        }
+    }
+    pages.sort_by_key(|(outside, depth, _)| (*outside, *depth));
     pages
-        .iter()
-        .map(|p| p.location.split(['?', '#']).next().unwrap_or("").to_owned())
-        .filter(|l| l != own && seen.insert(l.clone()))
+        .into_iter()
+        .map(|(_, _, l)| l)
         .take(MEASURED)
         .collect()
 }
 
 /// What the record oracle counts, as probes.
-pub(super) fn row_probes() -> Vec<Probe> {
+fn row_probes() -> Vec<Probe> {
     ROWS.iter()
         .map(|r| Probe {
             selector: (*r).to_owned(),
@@ -307,7 +349,12 @@ pub(super) fn row_probes() -> Vec<Probe> {
 
 /// The way to the form, a visit of every measured page, back to the form, the submission made
 /// as `submit` says, and the measured pages again.
-fn record_trial(lab: &Lab<'_>, form: &Form<'_>, measured: &[String], submit: Submit) -> Option<Vec<Action>> {
+fn record_trial(
+    lab: &Lab<'_>,
+    form: &Form<'_>,
+    measured: &[String],
+    submit: Submit,
+) -> Option<Vec<Action>> {
     let mut actions = form.page.path.clone();
     actions.extend(measured.iter().map(|l| moves::goto(l)));
     actions.push(moves::goto(&form.page.location));
@@ -317,7 +364,9 @@ fn record_trial(lab: &Lab<'_>, form: &Form<'_>, measured: &[String], submit: Sub
         Submit::Once => actions.push(moves::click(button)),
         Submit::Double => actions.push(moves::double_click(button)),
         Submit::Reload => actions.extend([moves::click(button), moves::reload()]),
-        Submit::Resubmit => actions.extend([moves::click(button), moves::back(), moves::click(button)]),
+        Submit::Resubmit => {
+            actions.extend([moves::click(button), moves::back(), moves::click(button)])
+        }
     }
     actions.extend(measured.iter().map(|l| moves::goto(l)));
     Some(numbered(actions))
@@ -361,7 +410,8 @@ fn growth(actions: &[Action], run: &Run, measured: &[String]) -> Vec<Growth> {
             continue;
         };
         // pages[0] is the start page; action i's page is pages[i + 1].
-        let (Some(before), Some(after)) = (run.pages.get(first + 1), run.pages.get(second + 1)) else {
+        let (Some(before), Some(after)) = (run.pages.get(first + 1), run.pages.get(second + 1))
+        else {
             continue;
         };
         for selector in ROWS {
@@ -405,8 +455,20 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
         let Ok(digest) = lab.session.digest().await else {
             break;
         };
+        let on_target =
+            url::Url::parse(&digest.url).is_ok_and(|u| u.origin() == lab.config.target.origin());
+        if !on_target {
+            break;
+        }
         let marker = format!("r{walk}x{step}");
-        let Some(next) = choose(lab, &digest, &mut rng, &marker) else {
+        // Back only where this walk has gone somewhere: before that it would leave the app.
+        let went = actions.iter().any(|a| {
+            matches!(
+                a.kind,
+                crate::plan::ActionKind::Goto | crate::plan::ActionKind::Click
+            )
+        });
+        let Some(next) = choose(lab, &digest, &mut rng, &marker, went) else {
             break;
         };
         let seen_before = run.violations.len();
@@ -416,8 +478,14 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
             actions.push(action);
             let index = actions.len() - 1;
             spend.actions += 1;
-            if lab.step(&executor, &actions[index], index, length).await.is_err() {
-                stopped = true;
+            if lab
+                .step(&executor, &actions[index], index, length)
+                .await
+                .is_err()
+            {
+                // A move the page would not take (not actionable in time) did nothing: the walk
+                // goes on without it.
+                actions.pop();
                 break;
             }
             let Ok(page) = lab.session.observe(&probes).await else {
@@ -435,24 +503,40 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
             };
             judged.consider(lab, spend, suspect, &label).await;
         }
-        if stopped || run.violations.len() > seen_before {
+        // The walk goes on after a violation: the other invariants still hold it to account.
+        if stopped {
             break;
         }
     }
 }
 
 /// A move the page offers, chosen at random: one action, or a fill and its Enter.
-fn choose(lab: &Lab<'_>, digest: &PageDigest, rng: &mut Rng, marker: &str) -> Option<Vec<Action>> {
+fn choose(
+    lab: &Lab<'_>,
+    digest: &PageDigest,
+    rng: &mut Rng,
+    marker: &str,
+    can_go_back: bool,
+) -> Option<Vec<Action>> {
     let deny = &lab.config.deny;
     let usable: Vec<&Control> = digest
         .controls
         .iter()
         .filter(|c| c.enabled && !c.off_origin && !deny.denies_name(c.called()))
-        .filter(|c| c.href.as_deref().is_none_or(|h| !deny.denies_location(&location_of(h))))
+        .filter(|c| {
+            c.href
+                .as_deref()
+                .is_none_or(|h| !deny.denies_location(&location_of(h)))
+        })
         .collect();
-    let pick = rng.below(usable.len() + 2);
+    let extra = if can_go_back { 2 } else { 1 };
+    let pick = rng.below(usable.len() + extra);
     let Some(control) = usable.get(pick) else {
-        return Some(vec![if pick == usable.len() { moves::back() } else { moves::reload() }]);
+        return Some(vec![if pick == usable.len() {
+            moves::reload()
+        } else {
+            moves::back()
+        }]);
     };
     if let Some(href) = &control.href {
         return Some(vec![moves::goto(href)]);

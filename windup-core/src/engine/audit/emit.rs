@@ -9,7 +9,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::invariant::{Invariant, Severity, Source};
-use crate::plan::{Action, ActionKind, GeneratedBy, PLAN_VERSION, Plan, PlannerKind, Postcondition};
+use crate::plan::{
+    Action, ActionKind, GeneratedBy, PLAN_VERSION, Plan, PlannerKind, Postcondition,
+};
 
 use super::Finding;
 
@@ -143,7 +145,11 @@ pub fn write_test(
     let id = crate::scenario::default_id(&scenario, root);
     let task = format!(
         "Regression for an audit finding: {}",
-        finding.expected.split(" (").next().unwrap_or(&finding.expected)
+        finding
+            .expected
+            .split(" (")
+            .next()
+            .unwrap_or(&finding.expected)
     );
     let plan = regression_plan(finding, &id, &task, start_url);
     let code = scenario_yaml(finding, &id, &task, start_url, account, note);

@@ -19,8 +19,6 @@ pub(super) struct Page {
     pub(super) path: Vec<Action>,
     pub(super) digest: PageDigest,
     pub(super) location: String,
-    /// Rows of lists and tables it showed (what the record oracle counts).
-    pub(super) rows: usize,
     /// Whether the way to it signs in.
     pub(super) signed_in: bool,
 }
@@ -40,7 +38,6 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
     let mut states = BTreeSet::new();
     let mut tried = Tried::default();
     let budget = spend.budget();
-    let rows = super::attack::row_probes();
     // The state the session is in now, when it is a page exploration reached.
     let mut current: Option<Vec<Action>> = None;
     while let Some(path) = queue.pop_front() {
@@ -48,10 +45,9 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
             break;
         }
         let path = numbered(path);
-        let page = reach(lab, &path, current.take(), &rows, spend).await;
-        let Some(page) = page else {
+        if reach(lab, &path, current.take(), spend).await.is_none() {
             continue;
-        };
+        }
         let Ok(digest) = lab.session.digest().await else {
             continue;
         };
@@ -66,10 +62,16 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
             digest.controls.len(),
             digest.forms.len()
         ));
-        let signed_in = path.iter().any(|a| a.value_ref.as_deref() == Some("account.password"));
+        let signed_in = path
+            .iter()
+            .any(|a| a.value_ref.as_deref() == Some("account.password"));
         // The first move out of a state is tried next, from where the session already is; the
         // others wait their turn, breadth first, each from a fresh session.
-        for (n, next) in tried.next_moves(lab, &digest, signed_in).into_iter().enumerate() {
+        for (n, next) in tried
+            .next_moves(lab, &digest, signed_in)
+            .into_iter()
+            .enumerate()
+        {
             let mut longer = path.clone();
             longer.extend(next);
             if n == 0 {
@@ -78,15 +80,10 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
                 queue.push_back(longer);
             }
         }
-        let rows = rows
-            .iter()
-            .filter_map(|probe| page.texts(probe).map(<[String]>::len))
-            .sum();
         explored.pages.push(Page {
             path,
             digest,
             location,
-            rows,
             signed_in,
         });
     }
@@ -99,16 +96,15 @@ async fn reach(
     lab: &Lab<'_>,
     path: &[Action],
     current: Option<Vec<Action>>,
-    rows: &[crate::invariant::Probe],
     spend: &mut Budgeted<'_>,
 ) -> Option<crate::invariant::Observation> {
     if let Some(current) = current
         && path.len() > current.len()
         && path[..current.len()] == current[..]
     {
-        return lab.proceed(&path[current.len()..], rows, spend).await.ok();
+        return lab.proceed(&path[current.len()..], &[], spend).await.ok();
     }
-    let run = lab.run(path, None, rows, spend, None).await;
+    let run = lab.run(path, None, &[], spend, None).await;
     if run.failed.is_some() {
         return None;
     }

@@ -72,7 +72,10 @@ impl Claim<'_> {
                 .iter()
                 .find(|v| v.invariant == index)
                 .map(|v| (v.at, v.seen.clone())),
-            None => run.extra.clone().map(|seen| (run.done.saturating_sub(1), seen)),
+            None => run
+                .extra
+                .clone()
+                .map(|seen| (run.done.saturating_sub(1), seen)),
         }
     }
 }
@@ -115,7 +118,11 @@ impl Judged {
             ),
         };
         let fingerprint = fingerprint(claim.invariant, &actions);
-        let counted = self.per_invariant.get(&claim.invariant.id).copied().unwrap_or(0);
+        let counted = self
+            .per_invariant
+            .get(&claim.invariant.id)
+            .copied()
+            .unwrap_or(0);
         if self.fingerprints.contains(&fingerprint) || counted >= PER_INVARIANT {
             return;
         }
@@ -124,10 +131,13 @@ impl Judged {
             claim.invariant.statement
         ));
         for _ in 0..2 {
-            let run = lab.run(&actions, claim.extra().as_ref(), &[], spend, None).await;
+            let run = lab
+                .run(&actions, claim.extra().as_ref(), &[], spend, None)
+                .await;
             if claim.broken_in(&run).is_none() {
                 self.unconfirmed += 1;
-                lab.watcher.reasoning("It did not reproduce, so it does not count.");
+                lab.watcher
+                    .reasoning("It did not reproduce, so it does not count.");
                 return;
             }
         }
@@ -143,7 +153,9 @@ impl Judged {
             .artifacts_dir
             .join("audit")
             .join(format!("finding-{number}.png"));
-        let evidence = self.evidence(lab, spend, &claim, &shrunk, &screenshot).await;
+        let evidence = self
+            .evidence(lab, spend, &claim, &shrunk, &screenshot)
+            .await;
         let (seen, shot) = evidence.unwrap_or((seen, None));
         let mut finding = emit::finding(emit::Proven {
             number,
@@ -157,7 +169,10 @@ impl Judged {
         });
         finding.screenshots.extend(shot);
         self.fingerprints.insert(fingerprint);
-        *self.per_invariant.entry(claim.invariant.id.clone()).or_default() += 1;
+        *self
+            .per_invariant
+            .entry(claim.invariant.id.clone())
+            .or_default() += 1;
         lab.watcher.finding(&finding);
         self.findings.push(finding);
     }
@@ -172,7 +187,9 @@ impl Judged {
         actions: &[Action],
         screenshot: &std::path::Path,
     ) -> Option<(Vec<String>, Option<std::path::PathBuf>)> {
-        let run = lab.run(actions, claim.extra().as_ref(), &[], spend, None).await;
+        let run = lab
+            .run(actions, claim.extra().as_ref(), &[], spend, None)
+            .await;
         let (_, seen) = claim.broken_in(&run)?;
         let shot = lab
             .session
@@ -188,7 +205,11 @@ impl Judged {
         invariants
             .iter()
             .map(|invariant| {
-                match self.findings.iter().find(|f| f.invariant_id == invariant.id) {
+                match self
+                    .findings
+                    .iter()
+                    .find(|f| f.invariant_id == invariant.id)
+                {
                     Some(finding) => InvariantStatus::Violated {
                         finding: finding.id.clone(),
                     },
@@ -228,7 +249,8 @@ async fn shrink(
     claim: &Claim<'_>,
     actions: Vec<Action>,
 ) -> Vec<Action> {
-    let keep = |a: &Action| claim.since.as_deref() == Some(&a.id) || claim.at.as_deref() == Some(&a.id);
+    let keep =
+        |a: &Action| claim.since.as_deref() == Some(&a.id) || claim.at.as_deref() == Some(&a.id);
     let mut current = actions;
     let mut chunks = 2;
     let mut runs = 0;
@@ -250,7 +272,9 @@ async fn shrink(
                 continue;
             }
             runs += 1;
-            let run = lab.run(&candidate, claim.extra().as_ref(), &[], spend, None).await;
+            let run = lab
+                .run(&candidate, claim.extra().as_ref(), &[], spend, None)
+                .await;
             if let Some((at, _)) = claim.broken_in(&run) {
                 // Cut what follows the violation, too.
                 current = match claim.index {

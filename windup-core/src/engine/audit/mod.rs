@@ -131,7 +131,8 @@ impl Deny {
     pub fn add(&mut self, pattern: &str) -> Result<(), String> {
         if pattern.starts_with('/') || pattern.starts_with('*') {
             let glob = Glob::new(pattern).map_err(|e| format!("`{pattern}` is not a glob: {e}"))?;
-            self.paths.push((pattern.to_owned(), glob.compile_matcher()));
+            self.paths
+                .push((pattern.to_owned(), glob.compile_matcher()));
         } else {
             self.names.push(pattern.to_lowercase());
         }

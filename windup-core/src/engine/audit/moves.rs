@@ -111,7 +111,12 @@ pub(super) fn usual(control: &Control, config: &AuditConfig, login_form: bool) -
         return Some(Value::Account(key));
     }
     if control.tag == "select" {
-        return control.options.iter().find(|o| !o.is_empty()).cloned().map(Value::Text);
+        return control
+            .options
+            .iter()
+            .find(|o| !o.is_empty())
+            .cloned()
+            .map(Value::Text);
     }
     let called = format!(
         "{} {}",
@@ -132,9 +137,7 @@ pub(super) fn usual(control: &Control, config: &AuditConfig, login_form: bool) -
         _ if called.contains("city") => "Lisbon",
         _ if called.contains("zip") || called.contains("postal") => "1000-001",
         _ if called.contains("phone") => "5550100",
-        _ if called.contains("search") || control.input_type.as_deref() == Some("search") => {
-            "mug"
-        }
+        _ if called.contains("search") || control.input_type.as_deref() == Some("search") => "mug",
         _ => "Audit test",
     };
     Some(Value::Text(text.to_owned()))
@@ -171,7 +174,9 @@ fn account_key(control: &Control, login: &Login) -> Option<String> {
     }
     ["email", "username", "user", "login"]
         .into_iter()
-        .find(|key| has(key) && (called.contains(key) || control.input_type.as_deref() == Some("email")))
+        .find(|key| {
+            has(key) && (called.contains(key) || control.input_type.as_deref() == Some("email"))
+        })
         .map(str::to_owned)
 }
 

@@ -73,7 +73,11 @@ pub(super) fn one_record(selector: &str, per_submission: i64) -> Invariant {
             "One submission of a form creates at most what a single submission creates ({} \
              new {}).",
             per_submission,
-            if per_submission == 1 { "record" } else { "records" }
+            if per_submission == 1 {
+                "record"
+            } else {
+                "records"
+            }
         ),
         surface: Surface::everywhere(),
         when: None,

@@ -42,14 +42,18 @@ mod tests {
 
     #[test]
     fn a_seed_makes_the_same_sequence() {
-        let a: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(7);
-            move |_| r.next()
-        }).collect();
-        let b: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(7);
-            move |_| r.next()
-        }).collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next()
+            })
+            .collect();
+        let b: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next()
+            })
+            .collect();
         assert_eq!(a, b);
         // The published first output of SplitMix64 seeded with 0.
         assert_eq!(Rng::new(0).next(), 0xE220_A839_7B1D_CDAF);

@@ -183,7 +183,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Invariant>, InvariantError> 
 }
 
 /// The invariants and the known inputs written in `text`.
-pub fn parse_with_inputs(text: &str, path: &Path) -> Result<(Vec<Invariant>, Inputs), InvariantError> {
+pub fn parse_with_inputs(
+    text: &str,
+    path: &Path,
+) -> Result<(Vec<Invariant>, Inputs), InvariantError> {
     let error = |line, column, message: String, hint: &str| InvariantError {
         path: path.to_owned(),
         line,

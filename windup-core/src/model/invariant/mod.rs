@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 pub use amount::{Number, is_negative_money, parse_money, parse_number};
 pub use file::{
-    Inputs, InvariantError, discover, load, load_dir, load_dir_with_inputs, parse, parse_with_inputs,
+    Inputs, InvariantError, discover, load, load_dir, load_dir_with_inputs, parse,
+    parse_with_inputs,
 };
 pub use observation::{
     ActionFacts, FailedRequest, Field, Found, Observation, PageEvents, Probe, location_of,

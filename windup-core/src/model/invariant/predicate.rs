@@ -284,7 +284,10 @@ impl Predicate {
         }
         if let Some(before) = before {
             let values = page_values(before);
-            for (name, value) in values.iter().filter(|(n, _)| self.before_fields.contains(*n)) {
+            for (name, value) in values
+                .iter()
+                .filter(|(n, _)| self.before_fields.contains(*n))
+            {
                 seen.push(format!("before.{name} = {}", show(value)));
             }
         }
@@ -711,6 +714,15 @@ pub(crate) fn show(value: &Value) -> String {
             "[{}]",
             items.iter().map(show).collect::<Vec<_>>().join(", ")
         ),
+        Value::Map(map) => {
+            let mut entries: Vec<String> = map
+                .map
+                .iter()
+                .map(|(key, value)| format!("{key}: {}", show(value)))
+                .collect();
+            entries.sort();
+            format!("{{{}}}", entries.join(", "))
+        }
         other => format!("{other:?}"),
     }
 }

@@ -312,7 +312,10 @@ fn a_file_may_name_inputs_a_tester_knows() {
     assert_eq!(
         inputs,
         [
-            ("Card".to_owned(), vec!["4242".to_owned(), "4000".to_owned()]),
+            (
+                "Card".to_owned(),
+                vec!["4242".to_owned(), "4000".to_owned()]
+            ),
             ("Coupon code".to_owned(), vec!["WELCOME10".to_owned()]),
         ]
     );
