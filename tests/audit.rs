@@ -1,114 +1,222 @@
-//! The audit end to end in real Chromium, against both demo apps with their seeded bugs and
-//! against their correct twins.
+//! The audit end to end in real Chromium: the to-do demo app with its six seeded bugs and its
+//! correct twin; the regression tests it writes fail while a bug is there and pass once it is
+//! gone; the same seed makes the same findings; an audit killed mid-run leaves its store
+//! consistent and marked interrupted.
 
 mod common;
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use common::Project;
-use windup::engine::config::Settings;
-use windup::{AuditFinished, AuditRun, Budget};
+use windup::engine::store::{AuditStore, RunStatus};
+use windup::{AuditFinished, AuditRun, Budget, Selection, Suite};
 
-/// A project whose `[accounts.demo]` is the shop's public demo account.
-fn shop_settings(project: &Project) -> Settings {
-    let toml = "[accounts.demo]\nemail = \"SHOP_DEMO_EMAIL\"\npassword = \"SHOP_DEMO_PASSWORD\"\n";
-    let mut settings = project.settings_with(toml, &|_| None);
-    settings.env_file = settings
-        .env_file
-        .clone()
-        .with("SHOP_DEMO_EMAIL", windup_shop::DEMO_EMAIL)
-        .with("SHOP_DEMO_PASSWORD", windup_shop::DEMO_PASSWORD);
-    settings
-}
-
-fn repo(path: &str) -> std::path::PathBuf {
+fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-async fn audit_shop(bugs: &str, seed: u64) -> (Project, AuditFinished) {
-    let shop = windup_shop::spawn(windup_shop::ShopOptions {
+async fn todo(bugs: &str) -> windup_todo::RunningTodo {
+    windup_todo::spawn(windup_todo::TodoOptions {
         bugs: bugs.parse().unwrap(),
-        ..Default::default()
     })
     .await
-    .unwrap();
-    let project = Project::with(&[]);
-    let settings = shop_settings(&project);
-    let finished = AuditRun::new(settings, shop.url().parse().unwrap())
+    .unwrap()
+}
+
+/// A budget counted in actions, not time, so a busy machine audits the same as an idle one.
+fn budget(walks: usize) -> Budget {
+    Budget {
+        time: Duration::from_secs(900),
+        walks,
+        ..Budget::default()
+    }
+}
+
+async fn audit_todo(project: &Project, url: &str, seed: u64, budget: Budget) -> AuditFinished {
+    AuditRun::new(project.settings_with("", &|_| None), url.parse().unwrap())
         .seed(seed)
-        .invariants_dir(repo("examples/shop/invariants"))
-        .account("demo")
-        .reporter({
-            let t0 = std::time::Instant::now();
-            move |e: &windup::RunEvent| {
-                eprintln!("{:>6.1}s {}", t0.elapsed().as_secs_f64(), e.to_json())
-            }
-        })
-        .run()
-        .await
-        .unwrap();
-    drop(shop);
-    (project, finished)
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_shop_with_every_bug() {
-    let started = std::time::Instant::now();
-    let (_project, finished) = audit_shop("all", 7).await;
-    let outcome = &finished.outcome;
-    eprintln!(
-        "took {:?}; {} actions, {} attacks, {} pages, stopped by {}",
-        started.elapsed(),
-        outcome.actions,
-        outcome.attacks,
-        outcome.pages_explored,
-        outcome.stopped_by
-    );
-    for finding in &outcome.findings {
-        eprintln!(
-            "FINDING {} [{}] {}\n  {}\n  steps: {:?}",
-            finding.id, finding.attack, finding.title, finding.actual, finding.steps
-        );
-    }
-    let _ = Budget::default();
-    assert!(!outcome.findings.is_empty());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_todo_app_with_every_bug() {
-    let todo = windup_todo::spawn(windup_todo::TodoOptions {
-        bugs: "all".parse().unwrap(),
-    })
-    .await
-    .unwrap();
-    let project = Project::with(&[]);
-    let settings = project.settings_with("", &|_| None);
-    let started = std::time::Instant::now();
-    let finished = AuditRun::new(settings, todo.url().parse().unwrap())
-        .seed(7)
+        .budget(budget)
         .invariants_dir(repo("examples/todo/invariants"))
-        .reporter({
-            let t0 = std::time::Instant::now();
-            move |e: &windup::RunEvent| {
-                eprintln!("{:>6.1}s {}", t0.elapsed().as_secs_f64(), e.to_json())
-            }
-        })
         .run()
         .await
+        .unwrap()
+}
+
+/// The invariant that catches each seeded bug of the to-do app (docs/todo-demo.md).
+const TODO_BUGS: [(&str, &str); 6] = [
+    ("counter-counts-all", "counter-shows-unchecked"),
+    ("input-not-cleared", "add-grows-by-one-and-clears"),
+    ("active-filter-leaks", "active-filter-shows-only-unchecked"),
+    ("title-xss", "injected-markup-ran"),
+    ("clear-completed-throws", "no-uncaught-exception"),
+    ("long-title-500", "no-server-error"),
+];
+
+fn found(finished: &AuditFinished) -> BTreeSet<String> {
+    finished
+        .outcome
+        .findings
+        .iter()
+        .map(|f| f.invariant_id.clone())
+        .collect()
+}
+
+/// Runs the scenarios under `scenarios/audit` of `project` against `url`: (passed, failed).
+async fn replay(project: &Project, url: &str) -> (usize, usize) {
+    let settings = project.settings(true);
+    let selection = Selection::load(&settings, Some("audit/"), false).unwrap();
+    let finished = Suite::new(settings, url.parse().unwrap())
+        .run(selection)
+        .await
         .unwrap();
-    let outcome = &finished.outcome;
-    eprintln!(
-        "took {:?}; {} actions, {} attacks, {} pages, stopped by {}",
-        started.elapsed(),
-        outcome.actions,
-        outcome.attacks,
-        outcome.pages_explored,
-        outcome.stopped_by
-    );
-    for finding in &outcome.findings {
-        eprintln!(
-            "FINDING {} [{}]\n  {}\n  steps: {:?}",
-            finding.id, finding.attack, finding.actual, finding.steps
+    for (scenario, result) in &finished.results {
+        if !result.passed() {
+            eprintln!("{} failed against {url}: {:?}", scenario.id, result.outcome);
+        }
+    }
+    (finished.totals.passed, finished.totals.failed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_seeded_bug_of_the_todo_app_is_found_and_kept_by_a_failing_test() {
+    let buggy = todo("all").await;
+    let project = Project::with(&[]);
+    let finished = audit_todo(&project, buggy.url(), 7, budget(6)).await;
+    let found = found(&finished);
+    for (bug, invariant) in TODO_BUGS {
+        assert!(
+            found.contains(invariant),
+            "{bug} was not found (by {invariant}); found {found:?}"
         );
     }
+    // Every finding's regression test is written, pinned, and fails against the buggy app.
+    let tests = &finished.tests;
+    assert_eq!(tests.len(), finished.outcome.findings.len());
+    for test in tests {
+        assert!(
+            test.scenario
+                .starts_with(project.root().join("scenarios/audit"))
+        );
+        assert!(test.lockfile.is_file(), "{}", test.lockfile.display());
+    }
+    assert_eq!(replay(&project, buggy.url()).await, (0, tests.len()));
+    // Against the correct twin they pass, from their pinned plans, with no model.
+    let correct = todo("none").await;
+    assert_eq!(replay(&project, correct.url()).await, (tests.len(), 0));
+    // The store has the run, its findings and tests, and its event stream.
+    let store = AuditStore::open(&project.root().join(".windup/audits.sqlite")).unwrap();
+    let report = store
+        .run(&finished.run_id)
+        .unwrap()
+        .expect("the run is stored");
+    assert_eq!(report.summary.status, RunStatus::Done);
+    assert_eq!(report.findings.len(), finished.outcome.findings.len());
+    assert_eq!(report.tests.len(), tests.len());
+    let events = store.events_since(&finished.run_id, 0, 100_000).unwrap();
+    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names.first(), Some(&"audit_started"));
+    assert_eq!(names.last(), Some(&"done"));
+    assert_eq!(
+        names.iter().filter(|n| **n == "finding").count(),
+        report.findings.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_correct_todo_app_has_no_findings() {
+    let correct = todo("none").await;
+    let project = Project::with(&[]);
+    let finished = audit_todo(&project, correct.url(), 7, budget(6)).await;
+    assert!(
+        finished.outcome.findings.is_empty(),
+        "false positives: {:#?}",
+        finished.outcome.findings
+    );
+    assert!(finished.outcome.actions > 50, "it did audit");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_seed_makes_the_same_findings() {
+    let small = Budget {
+        walks: 2,
+        walk_length: 10,
+        ..budget(2)
+    };
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        // A fresh app each time: the same seed on the same app.
+        let buggy = todo("all").await;
+        let project = Project::with(&[]);
+        let finished = audit_todo(&project, buggy.url(), 42, small).await;
+        let findings: Vec<(String, Vec<String>)> = finished
+            .outcome
+            .findings
+            .iter()
+            .map(|f| (f.invariant_id.clone(), f.steps.clone()))
+            .collect();
+        runs.push(findings);
+    }
+    assert!(!runs[0].is_empty());
+    assert_eq!(runs[0], runs[1]);
+}
+
+/// The child of [`an_audit_killed_mid_run_is_interrupted_and_its_store_consistent`]: audits until
+/// it is killed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn child_audits_until_killed() {
+    let Ok(store) = std::env::var("WINDUP_TEST_AUDIT_STORE") else {
+        return;
+    };
+    let buggy = todo("all").await;
+    let project = Project::with(&[]);
+    let _ = AuditRun::new(
+        project.settings_with("", &|_| None),
+        buggy.url().parse().unwrap(),
+    )
+    .budget(budget(50))
+    .store(store)
+    .emit_to(None)
+    .run()
+    .await;
+}
+
+#[test]
+fn an_audit_killed_mid_run_is_interrupted_and_its_store_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_path = dir.path().join("audits.sqlite");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_audits_until_killed", "--nocapture"])
+        .env("WINDUP_TEST_AUDIT_STORE", &store_path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut seen = 0;
+    while Instant::now() < deadline && seen < 20 {
+        if let Ok(store) = AuditStore::open(&store_path)
+            && let Ok(runs) = store.runs(1)
+            && let Some(run) = runs.first()
+        {
+            seen = run.events;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: the pid is the child this test started and has not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    assert!(seen >= 20, "the audit never got going ({seen} events)");
+    let store = AuditStore::open(&store_path).unwrap();
+    store.check_integrity().unwrap();
+    let run = store.runs(1).unwrap().remove(0);
+    assert_eq!(run.status, RunStatus::Interrupted);
+    let events = store.events_since(&run.id, 0, 100_000).unwrap();
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=run.events).collect::<Vec<_>>());
+    assert_eq!(events[0].name, "audit_started");
 }

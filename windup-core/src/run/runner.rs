@@ -442,6 +442,11 @@ impl Run<'_> {
         let Failure::Step { at, failure } = stop else {
             unreachable!("made from a step failure just above")
         };
+        // An audit finding's regression test is pinned: its failure is the verdict (the bug is
+        // there), not a plan to mend, and the plan stays as it is.
+        if plan.generated_by.planner == crate::plan::PlannerKind::Audit {
+            return Err(Failure::Step { at, failure });
+        }
         let start_changed = match (&source, &key.start_sig) {
             (Source::Cache(Some(planned)), Some(now)) if planned != now => {
                 Some((planned.clone(), now.clone()))

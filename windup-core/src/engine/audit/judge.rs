@@ -156,7 +156,13 @@ impl Judged {
         let evidence = self
             .evidence(lab, spend, &claim, &shrunk, &screenshot)
             .await;
-        let (seen, shot) = evidence.unwrap_or((seen, None));
+        // The test ends where the rule is first seen broken: what follows may exist only in
+        // the broken app.
+        let shrunk = match (&evidence, claim.index) {
+            (Some((at, _, _)), Some(_)) => shrunk[..=(*at).min(shrunk.len() - 1)].to_vec(),
+            _ => shrunk,
+        };
+        let (seen, shot) = evidence.map_or((seen, None), |(_, seen, shot)| (seen, shot));
         let mut finding = emit::finding(emit::Proven {
             number,
             invariant: claim.invariant,
@@ -186,18 +192,18 @@ impl Judged {
         claim: &Claim<'_>,
         actions: &[Action],
         screenshot: &std::path::Path,
-    ) -> Option<(Vec<String>, Option<std::path::PathBuf>)> {
+    ) -> Option<(usize, Vec<String>, Option<std::path::PathBuf>)> {
         let run = lab
             .run(actions, claim.extra().as_ref(), &[], spend, None)
             .await;
-        let (_, seen) = claim.broken_in(&run)?;
+        let (at, seen) = claim.broken_in(&run)?;
         let shot = lab
             .session
             .screenshot(screenshot)
             .await
             .ok()
             .map(|()| screenshot.to_owned());
-        Some((seen, shot))
+        Some((at, seen, shot))
     }
 
     /// Each invariant's standing, in the order given.
