@@ -135,6 +135,27 @@ fn the_demo_says_when_the_browser_is_missing_and_how_to_install_it() {
 }
 
 #[test]
+fn the_audit_demo_takes_only_its_own_flags_and_needs_a_browser() {
+    let mixed = windup(&["demo", "--audit", "--workers", "2"], &[]);
+    assert_eq!(mixed.status.code(), Some(2), "{}", text(&mixed));
+    assert!(
+        text(&mixed).contains("'--audit' cannot be used with '--workers <WORKERS>'"),
+        "{}",
+        text(&mixed)
+    );
+    let output = windup(
+        &["demo", "--audit"],
+        &[("WINDUP_CHROMEDRIVER", "/nonexistent/chromedriver")],
+    );
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{out}");
+    assert!(
+        out.contains("run `cargo windup setup`, or `cargo windup demo --audit --yes`"),
+        "{out}"
+    );
+}
+
+#[test]
 fn review_shows_each_pending_plan_and_accepts_or_rejects_it() {
     let project = Project::with(&[]);
     let dir = &project.dir;
@@ -287,4 +308,158 @@ async fn cache_and_costs_show_what_runs_did() {
         "{}",
         text(&empty)
     );
+}
+
+#[test]
+fn audit_arguments_are_checked_before_anything_runs() {
+    let project = Project::with(&[]);
+    let dir = project.dir.path();
+
+    let not_a_url = windup_in(dir, &["audit", "not-a-url"]);
+    let out = text(&not_a_url);
+    assert_eq!(not_a_url.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("invalid value 'not-a-url' for '<URL>'"),
+        "{out}"
+    );
+    let not_http = windup_in(dir, &["audit", "ftp://127.0.0.1/"]);
+    assert_eq!(not_http.status.code(), Some(2), "{}", text(&not_http));
+    assert!(
+        text(&not_http).contains("not an http(s) URL"),
+        "{}",
+        text(&not_http)
+    );
+
+    let bad_time = windup_in(dir, &["audit", "--time", "abc"]);
+    let out = text(&bad_time);
+    assert_eq!(bad_time.status.code(), Some(2), "{out}");
+    assert!(out.contains("for '--time <DURATION>'"), "{out}");
+    assert!(out.contains("like 90s, 2m or 1m30s"), "{out}");
+
+    // Every broken file is reported, located, before a browser starts (there is no app at :9).
+    let invariants = dir.join("invariants");
+    std::fs::create_dir_all(&invariants).unwrap();
+    std::fs::write(
+        invariants.join("cart.yaml"),
+        "invariants:\n  - id: total\n    statement: The total is right\n    surface: /cart\n    predicate: money(\"#total\") ==\n",
+    )
+    .unwrap();
+    std::fs::write(
+        invariants.join("typo.yaml"),
+        "invariants:\n  - id: x\n    statment: typo\n",
+    )
+    .unwrap();
+    let broken = windup_in(
+        dir,
+        &["audit", "http://127.0.0.1:9/", "--invariants", "invariants"],
+    );
+    let out = text(&broken);
+    assert_eq!(broken.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("the invariants cannot be used (2 errors)"),
+        "{out}"
+    );
+    assert!(out.contains("invariants/cart.yaml:5:"), "{out}");
+    assert!(out.contains("invariants/typo.yaml:3:5: "), "{out}");
+    assert!(out.contains("unknown field `statment`"), "{out}");
+}
+
+#[test]
+fn audits_and_audit_show_read_the_store() {
+    let project = Project::with(&[]);
+    let dir = project.dir.path();
+    let none = windup_in(dir, &["audits"]);
+    assert_eq!(none.status.code(), Some(0), "{}", text(&none));
+    assert!(text(&none).contains("no audits yet"), "{}", text(&none));
+    assert!(
+        !dir.join(".windup/audits.sqlite").exists(),
+        "looking creates no store"
+    );
+
+    let unknown = windup_in(dir, &["audit", "show", "A-9999"]);
+    let out = text(&unknown);
+    assert_eq!(unknown.status.code(), Some(2), "{out}");
+    assert!(out.contains("no audit #A-9999"), "{out}");
+    assert!(out.contains("`cargo windup audits` lists"), "{out}");
+
+    let not_an_id = windup_in(dir, &["audit", "show", "1001"]);
+    assert_eq!(not_an_id.status.code(), Some(2), "{}", text(&not_an_id));
+    assert!(
+        text(&not_an_id).contains("looks like #A-1001"),
+        "{}",
+        text(&not_an_id)
+    );
+
+    let help = windup_in(dir, &["audit", "--help"]);
+    let out = text(&help);
+    assert_eq!(help.status.code(), Some(0), "{out}");
+    for both in [
+        "cargo windup audit [OPTIONS] <URL>",
+        "cargo windup audit <COMMAND>",
+        "show",
+    ] {
+        assert!(out.contains(both), "{both}: {out}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_from_the_command_line_is_stored_and_shown_again() {
+    let todo = windup_todo::spawn(Default::default()).await.unwrap();
+    let url = format!("{}/", todo.url());
+    let target = url.clone();
+    let project = Project::with(&[]);
+    let root = project.dir.path().to_owned();
+    let started = std::time::Instant::now();
+    let output = {
+        let root = root.clone();
+        tokio::task::spawn_blocking(move || {
+            windup_in(&root, &["audit", &url, "--time", "20s", "--steps", "60"])
+        })
+        .await
+        .unwrap()
+    };
+    drop(todo);
+    let out = text(&output);
+    eprintln!("the audit took {:?}", started.elapsed());
+    // Plain output: piped, so no status line and no colour.
+    assert!(!out.contains('\u{1b}'), "{out}");
+    assert!(out.lines().any(|l| l == "phase explore"), "{out}");
+    assert!(out.contains("budget: 20 s, 60 actions, "), "{out}");
+    let summary = out
+        .lines()
+        .find(|l| l.contains(" actions, ") && l.contains("; stopped: "))
+        .unwrap_or_else(|| panic!("no summary line: {out}"));
+    let findings: usize = summary
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the summary starts with the findings: {summary}"));
+    let printed = out.lines().filter(|l| l.starts_with("finding ")).count();
+    assert_eq!(findings, printed, "{out}");
+    let code = if findings == 0 { 0 } else { 1 };
+    assert_eq!(output.status.code(), Some(code), "{out}");
+    assert!(
+        out.contains("stored as #A-1001 in .windup/audits.sqlite; see it again: cargo windup audit show A-1001"),
+        "{out}"
+    );
+
+    let listed = windup_in(&root, &["audits"]);
+    let out = text(&listed);
+    assert_eq!(listed.status.code(), Some(0), "{out}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("#A-1001 "))
+        .unwrap_or_else(|| panic!("the run is listed: {out}"));
+    assert!(row.contains(" done ") && row.contains(&target), "{row}");
+
+    let shown = windup_in(&root, &["audit", "show", "A-1001"]);
+    let out = text(&shown);
+    assert_eq!(shown.status.code(), Some(0), "{out}");
+    assert!(
+        out.starts_with(&format!("audit #A-1001 of {target}: done\n")),
+        "{out}"
+    );
+    assert!(out.contains("budget: 20 s, 60 actions, "), "{out}");
+    assert!(out.contains(&format!("{} finding", findings)), "{out}");
+    assert_eq!(out.matches("\nfinding #F-").count(), findings, "{out}");
 }

@@ -1,8 +1,10 @@
 //! `cargo windup`: a thin command line over windup-core.
 //!
-//! Exit codes (docs/cli.md#exit-codes): 0 passed, 1 scenarios failed, 2 usage or configuration
-//! error, 3 browser or driver unavailable, 4 read-only run needed planning, 5 budget exceeded,
-//! 6 secret leaked. [`CliError`] owns them.
+//! Exit codes (docs/cli.md#exit-codes): 0 passed, 1 scenarios failed (or, for an audit, findings
+//! exist), 2 usage or configuration error, 3 browser or driver unavailable, 4 read-only run needed
+//! planning, 5 budget exceeded, 6 secret leaked. [`CliError`] owns them.
+
+mod audit;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -45,14 +47,24 @@ enum Command {
         #[arg(long)]
         base_url: Option<String>,
     },
-    /// Start the demo shop on a free port and run scenarios/ against it.
+    /// Start the demo shop on a free port and run scenarios/ against it (or, with --audit,
+    /// audit it).
     Demo {
         #[command(flatten)]
         suite: SuiteArgs,
         /// Install Chromium and ChromeDriver without asking, when they are missing.
         #[arg(long, short = 'y')]
         yes: bool,
+        /// Audit the shop with all its seeded bugs instead, with its invariants and demo
+        /// account; the tests it writes go to .windup/demo-audit/.
+        #[arg(long, conflicts_with_all = ["workers", "include_ignored", "report", "summary"])]
+        audit: bool,
     },
+    /// Audit a running web app (URL), or show a stored audit (show ID).
+    #[command(long_about = audit::LONG_ABOUT)]
+    Audit(audit::AuditCommand),
+    /// The audits in the store (.windup/audits.sqlite), newest first.
+    Audits(audit::AuditsArgs),
     /// Scaffold windup.toml, tests/e2e.rs, a first scenario and the [[test]] entry in this crate.
     Init,
     /// Install Chromium and ChromeDriver with the system package manager.
@@ -139,6 +151,8 @@ enum CliError {
     ReadOnly,
     /// Planning needed a model call that would have gone over a budget: 5.
     Budget,
+    /// An audit ran and found violations: 1 (its output has said what they are).
+    Findings,
     /// A secret value was found in a file Windup wrote or in its output: 6.
     Leak,
 }
@@ -146,7 +160,7 @@ enum CliError {
 impl CliError {
     fn exit_code(&self) -> u8 {
         match self {
-            CliError::Failed => 1,
+            CliError::Failed | CliError::Findings => 1,
             CliError::Usage(_) => 2,
             CliError::Browser(_) => 3,
             CliError::ReadOnly => 4,
@@ -238,7 +252,14 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
             suite,
             base_url,
         } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
-        Command::Demo { suite, yes } => demo(&suite, yes).await,
+        Command::Demo {
+            suite,
+            yes,
+            audit: true,
+        } => audit::demo(&suite, yes).await,
+        Command::Demo { suite, yes, .. } => demo(&suite, yes).await,
+        Command::Audit(command) => audit::audit(command).await,
+        Command::Audits(args) => audit::history(&args),
         Command::Init => init(),
         Command::Cache { action } => cache(action),
         Command::Costs { since, by } => costs(since.as_deref(), by),
@@ -302,17 +323,7 @@ async fn run(
 
 async fn demo(suite: &SuiteArgs, yes: bool) -> Result<(), CliError> {
     let settings = project_settings(suite)?;
-    let found = availability(&settings.browser_config());
-    if settings.browser.webdriver_url.is_none() && !found.ready() {
-        let missing = found.missing().join(" and ");
-        println!("The demo runs in Chromium through ChromeDriver; missing here: {missing}.");
-        if !(yes || confirm("Install them now with the system package manager?")) {
-            return Err(CliError::Browser(format!(
-                "{missing} missing: run `cargo windup setup`, or `cargo windup demo --yes`"
-            )));
-        }
-        setup()?;
-    }
+    ensure_browser(&settings, yes, "cargo windup demo --yes")?;
     let selection = Selection::load(&settings, None, suite.include_ignored)?;
     if selection.is_empty() {
         return Err(usage(format!(
@@ -326,6 +337,23 @@ async fn demo(suite: &SuiteArgs, yes: bool) -> Result<(), CliError> {
     println!("demo shop at {}", shop.url());
     let base_url = url::Url::parse(shop.url()).map_err(usage)?;
     run_scenarios(settings, base_url, selection, suite.summary).await
+}
+
+/// For the demos: Chromium and ChromeDriver are here, or installed now with consent (`yes`, or
+/// an answer in a terminal); `again` is the command that agrees up front.
+fn ensure_browser(settings: &Settings, yes: bool, again: &str) -> Result<(), CliError> {
+    let found = availability(&settings.browser_config());
+    if settings.browser.webdriver_url.is_some() || found.ready() {
+        return Ok(());
+    }
+    let missing = found.missing().join(" and ");
+    println!("The demo runs in Chromium through ChromeDriver; missing here: {missing}.");
+    if !(yes || confirm("Install them now with the system package manager?")) {
+        return Err(CliError::Browser(format!(
+            "{missing} missing: run `cargo windup setup`, or `{again}`"
+        )));
+    }
+    setup()
 }
 
 /// Runs a suite with the terminal reporter; the exit code says how it went.

@@ -1,5 +1,5 @@
 //! The reporters Windup ships: each consumes the run's [`RunEvent`]s and does one thing with
-//! them — print, write the ledger, write the reports, scan for leaked secrets.
+//! them — print a run or an audit, write the ledger, write the reports, scan for leaked secrets.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -11,9 +11,11 @@ use crate::report::{self, ScenarioReport, SuiteReport};
 use crate::runner::{Outcome, millis};
 use crate::secrets::{self, Leak};
 
+pub mod audit_view;
 mod terminal;
 
-pub use terminal::{Terminal, count, lines};
+pub use audit_view::AuditView;
+pub use terminal::{Line, Terminal, Tone, count, lines};
 
 /// A reporter the suite keeps a handle on, to ask it for what it made once the events stop.
 pub(crate) struct Shared<R>(pub Arc<Mutex<R>>);

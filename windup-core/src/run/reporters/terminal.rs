@@ -31,7 +31,7 @@ pub struct Line {
 }
 
 impl Line {
-    fn new(tone: Tone, text: String) -> Self {
+    pub fn new(tone: Tone, text: String) -> Self {
         Self { tone, text }
     }
 }
@@ -151,6 +151,32 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// Writes a line where its tone belongs: stdout for results, stderr for errors and warnings. The
+/// first word carries the colour, which anstream drops where the stream is not a terminal that
+/// wants it.
+pub(crate) fn write_line(line: &Line) {
+    let style = match line.tone {
+        Tone::Plain => Style::new(),
+        Tone::Pass => AnsiColor::Green.on_default(),
+        Tone::Fail | Tone::Error => AnsiColor::Red.on_default().bold(),
+        Tone::Warning => AnsiColor::Yellow.on_default(),
+    };
+    // The first word carries the colour (`PASS`, `FAIL`, `error:`); the rest stays plain.
+    let (head, rest) = match line.text.split_once(' ') {
+        Some((head, rest)) if line.tone != Tone::Plain => (head, format!(" {rest}")),
+        _ => (line.text.as_str(), String::new()),
+    };
+    let text = format!("{style}{head}{style:#}{rest}");
+    if matches!(line.tone, Tone::Error | Tone::Warning) {
+        let mut err = anstream::stderr();
+        let _ = writeln!(err, "{text}");
+    } else {
+        let mut out = anstream::stdout();
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+    }
+}
+
 /// Prints the run as it goes: stdout for results, stderr for errors and the progress bar.
 pub struct Terminal {
     progress: Option<ProgressBar>,
@@ -162,31 +188,9 @@ impl Terminal {
     }
 
     fn print(&self, line: &Line) {
-        let style = match line.tone {
-            Tone::Plain => Style::new(),
-            Tone::Pass => AnsiColor::Green.on_default(),
-            Tone::Fail | Tone::Error => AnsiColor::Red.on_default().bold(),
-            Tone::Warning => AnsiColor::Yellow.on_default(),
-        };
-        // The first word carries the colour (`PASS`, `FAIL`, `error:`); the rest stays plain.
-        let (head, rest) = match line.text.split_once(' ') {
-            Some((head, rest)) if line.tone != Tone::Plain => (head, format!(" {rest}")),
-            _ => (line.text.as_str(), String::new()),
-        };
-        let text = format!("{style}{head}{style:#}{rest}");
-        let write = || {
-            if matches!(line.tone, Tone::Error | Tone::Warning) {
-                let mut err = anstream::stderr();
-                let _ = writeln!(err, "{text}");
-            } else {
-                let mut out = anstream::stdout();
-                let _ = writeln!(out, "{text}");
-                let _ = out.flush();
-            }
-        };
         match &self.progress {
-            Some(bar) => bar.suspend(write),
-            None => write(),
+            Some(bar) => bar.suspend(|| write_line(line)),
+            None => write_line(line),
         }
     }
 }
