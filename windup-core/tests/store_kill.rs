@@ -138,7 +138,7 @@ fn appending_audit() {
     while started.elapsed() < CHILD_LIFETIME {
         i += 1;
         // A larger event now and then, so that a kill may land in a multi-page write.
-        let pad = "x".repeat(if i % 16 == 0 { 6000 } else { 40 });
+        let pad = "x".repeat(if i.is_multiple_of(16) { 6000 } else { 40 });
         let json = format!(r#"{{"i":{i},"pad":"{pad}"}}"#);
         let seq = store
             .append_event(&run, "attack_action", &json)

@@ -45,10 +45,10 @@ pub(crate) fn check(
         }
         check_parts(content, &path, &mut problems);
     }
-    if let Some(system) = field(body, "systemInstruction", "system_instruction") {
-        if let Some(system) = check::object(Some(system), "systemInstruction", &mut problems) {
-            check_parts(system, "systemInstruction", &mut problems);
-        }
+    if let Some(system) = field(body, "systemInstruction", "system_instruction")
+        && let Some(system) = check::object(Some(system), "systemInstruction", &mut problems)
+    {
+        check_parts(system, "systemInstruction", &mut problems);
     }
 
     let config = field(body, "generationConfig", "generation_config");

@@ -645,14 +645,14 @@ impl Session {
 
     /// Records the origin of a URL the session is on, so that reset can clear its storage.
     pub(crate) fn remember_origin(&self, url: &str) {
-        if let Ok(parsed) = url::Url::parse(url) {
-            if matches!(parsed.scheme(), "http" | "https") {
-                let origin = parsed.origin().ascii_serialization();
-                self.visited
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(origin);
-            }
+        if let Ok(parsed) = url::Url::parse(url)
+            && matches!(parsed.scheme(), "http" | "https")
+        {
+            let origin = parsed.origin().ascii_serialization();
+            self.visited
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(origin);
         }
     }
 }

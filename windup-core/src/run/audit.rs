@@ -168,7 +168,7 @@ impl AuditRun {
             started_at: crate::ledger::started_at(OffsetDateTime::now_utc()),
         })?;
         let teller = Teller {
-            run_id: run_id.clone(),
+            run_id,
             events: Events::new(std::mem::take(&mut self.reporters)),
             store: Mutex::new(store),
             emit: self.emit_dir.clone(),

@@ -290,7 +290,7 @@ async fn records(
                 .filter(|a| !measured_visit(a))
                 .cloned()
                 .collect(),
-            invariant: oracles::one_record(&more.selector, base.grew),
+            invariant: Box::new(oracles::one_record(&more.selector, base.grew)),
             since: more.since.clone(),
             at: more.at.clone(),
             seen: vec![format!(
@@ -496,7 +496,7 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
             lab.watcher.action(&label, &actions[index], None);
             run.pages.push(page);
         }
-        for violation in run.violations[seen_before..].to_vec() {
+        for violation in run.violations[seen_before..].iter().cloned() {
             let suspect = Suspect::Invariant {
                 actions: actions.clone(),
                 violation,

@@ -27,7 +27,7 @@ pub(super) enum Suspect {
     /// action `since` (ids).
     Records {
         actions: Vec<Action>,
-        invariant: Invariant,
+        invariant: Box<Invariant>,
         since: String,
         at: String,
         seen: Vec<String>,
@@ -89,34 +89,7 @@ impl Judged {
         suspect: Suspect,
         attack: &str,
     ) {
-        let (actions, claim, seen) = match &suspect {
-            Suspect::Invariant { actions, violation } => (
-                actions[..=violation.at].to_vec(),
-                Claim {
-                    invariant: &lab.invariants[violation.invariant],
-                    index: Some(violation.invariant),
-                    since: None,
-                    at: None,
-                },
-                violation.seen.clone(),
-            ),
-            Suspect::Records {
-                actions,
-                invariant,
-                since,
-                at,
-                seen,
-            } => (
-                actions.clone(),
-                Claim {
-                    invariant,
-                    index: None,
-                    since: Some(since.clone()),
-                    at: Some(at.clone()),
-                },
-                seen.clone(),
-            ),
-        };
+        let (actions, claim, seen) = claim_of(lab, &suspect);
         let fingerprint = fingerprint(claim.invariant, &actions);
         let counted = self
             .per_invariant
@@ -147,15 +120,35 @@ impl Judged {
             Some(_) => shrink(lab, spend, &claim, actions).await,
             None => actions,
         };
+        let proof = Proof {
+            actions: shrunk,
+            seen,
+            fingerprint,
+        };
+        self.record(lab, spend, &claim, proof, attack).await;
+    }
+
+    /// A proven, shrunk violation as a finding, with its evidence.
+    async fn record(
+        &mut self,
+        lab: &Lab<'_>,
+        spend: &mut Budgeted<'_>,
+        claim: &Claim<'_>,
+        proof: Proof,
+        attack: &str,
+    ) {
+        let Proof {
+            actions: shrunk,
+            seen,
+            fingerprint,
+        } = proof;
         let number = self.findings.len() + 1;
         let screenshot = lab
             .config
             .artifacts_dir
             .join("audit")
             .join(format!("finding-{number}.png"));
-        let evidence = self
-            .evidence(lab, spend, &claim, &shrunk, &screenshot)
-            .await;
+        let evidence = self.evidence(lab, spend, claim, &shrunk, &screenshot).await;
         // The test ends where the rule is first seen broken: what follows may exist only in
         // the broken app.
         let shrunk = match (&evidence, claim.index) {
@@ -223,6 +216,45 @@ impl Judged {
                 }
             })
             .collect()
+    }
+}
+
+/// A reproduced violation: its shrunk actions, what it saw, its fingerprint.
+struct Proof {
+    actions: Vec<Action>,
+    seen: Vec<String>,
+    fingerprint: String,
+}
+
+/// A suspect's actions (up to its violation), what reproducing it must show, and what it saw.
+fn claim_of<'a>(lab: &'a Lab<'_>, suspect: &'a Suspect) -> (Vec<Action>, Claim<'a>, Vec<String>) {
+    match suspect {
+        Suspect::Invariant { actions, violation } => (
+            actions[..=violation.at].to_vec(),
+            Claim {
+                invariant: &lab.invariants[violation.invariant],
+                index: Some(violation.invariant),
+                since: None,
+                at: None,
+            },
+            violation.seen.clone(),
+        ),
+        Suspect::Records {
+            actions,
+            invariant,
+            since,
+            at,
+            seen,
+        } => (
+            actions.clone(),
+            Claim {
+                invariant,
+                index: None,
+                since: Some(since.clone()),
+                at: Some(at.clone()),
+            },
+            seen.clone(),
+        ),
     }
 }
 

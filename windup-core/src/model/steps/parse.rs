@@ -65,8 +65,8 @@ const KEY_SYNONYMS: &[(&str, &str)] = &[
     ("pgdown", "PageDown"),
 ];
 
-pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
-    let mut c = Cursor::new(text)?;
+/// The step's first word, which must be a verb.
+fn first_word(c: &mut Cursor) -> Result<Token, StepError> {
     let Some(first) = c.next() else {
         return Err(StepError::new(
             1,
@@ -81,6 +81,12 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
             format!("steps start with one of: {}", VERBS.join(", ")),
         ));
     }
+    Ok(first)
+}
+
+pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
+    let mut c = Cursor::new(text)?;
+    let first = first_word(&mut c)?;
     let verb = first.text.to_lowercase();
     if let Some(kind) = browser_button(&mut c, &verb)? {
         return Ok(kind);
