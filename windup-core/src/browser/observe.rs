@@ -65,6 +65,8 @@ struct Answer {
     events: PageEvents,
     broken_texts: Vec<String>,
     negative_amounts: Vec<String>,
+    #[serde(default)]
+    pending: u32,
 }
 
 impl Session {
@@ -101,6 +103,7 @@ impl Session {
             events: answer.events,
             broken_texts: answer.broken_texts,
             negative_amounts: answer.negative_amounts,
+            pending: answer.pending,
         })
     }
 

@@ -290,6 +290,9 @@ impl Teller {
             runtime_ms,
             findings: outcome.findings.len(),
             actions: outcome.actions,
+            attacks: outcome.attacks,
+            pages_explored: outcome.pages_explored,
+            unconfirmed: outcome.unconfirmed,
             stopped_by: outcome.stopped_by.clone(),
         });
         let store = self.store();

@@ -170,6 +170,10 @@ pub enum RunEvent {
         runtime_ms: u64,
         findings: usize,
         actions: usize,
+        attacks: usize,
+        pages_explored: usize,
+        /// Violations seen once that did not reproduce.
+        unconfirmed: usize,
         stopped_by: String,
     },
 }

@@ -154,6 +154,7 @@ return {
   status: nav && nav.responseStatus ? nav.responseStatus : 0,
   found,
   events: drainEvents(),
+  pending: window.__windupObserver ? window.__windupObserver.pending : 0,
   broken_texts: broken,
   negative_amounts: negative,
 };

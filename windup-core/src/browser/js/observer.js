@@ -14,7 +14,8 @@ function windupObserver(win) {
   const MAX_TEXT = 300;
   let top = false;
   try { top = win === win.top; } catch (e) { top = false; }
-  const state = { events: [], stopped: false, seen: new Set(), since: win.performance.now() };
+  // `pending`: the page's own requests still waiting for their answer (fetch and XHR).
+  const state = { events: [], stopped: false, seen: new Set(), since: win.performance.now(), pending: 0 };
   const clip = (text) => { const s = String(text); return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) + '…' : s; };
   const say = (value) => (value === undefined || value === null ? '' : String(value));
   // A value as a person reads it in a message: `TypeError: x is undefined`, `{"a":1}`, `42`.
@@ -78,10 +79,13 @@ function windupObserver(win) {
       const asked = input && typeof input === 'object';
       const method = (init && init.method) || (asked && input.method) || 'GET';
       const url = asked && 'url' in input ? input.url : input;
+      state.pending += 1;
       return fetch.apply(win, arguments).then((response) => {
+        state.pending -= 1;
         if (response.status >= 400) failed(method, response.url || url, response.status);
         return response;
       }, (error) => {
+        state.pending -= 1;
         if (!(error && error.name === 'AbortError')) failed(method, url, 0);
         throw error;
       });
@@ -99,8 +103,10 @@ function windupObserver(win) {
     XHR.prototype.send = function () {
       const request = requests.get(this);
       if (request) {
+        state.pending += 1;
         this.addEventListener('abort', () => { request.aborted = true; });
         this.addEventListener('loadend', () => {
+          state.pending -= 1;
           if (!request.aborted && (this.status >= 400 || this.status === 0)) failed(request.method, this.responseURL || request.url, this.status);
         });
       }

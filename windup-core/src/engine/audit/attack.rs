@@ -488,7 +488,7 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
                 actions.pop();
                 break;
             }
-            let Ok(page) = lab.session.observe(&probes).await else {
+            let Ok(page) = lab.settled(&probes).await else {
                 stopped = true;
                 break;
             };

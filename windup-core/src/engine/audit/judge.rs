@@ -200,10 +200,20 @@ impl Judged {
     }
 
     /// Each invariant's standing, in the order given.
-    pub(super) fn statuses(&self, invariants: &[Invariant]) -> Vec<InvariantStatus> {
+    pub(super) fn statuses(
+        &self,
+        invariants: &[Invariant],
+        invalid: &BTreeMap<usize, String>,
+    ) -> Vec<InvariantStatus> {
         invariants
             .iter()
-            .map(|invariant| {
+            .enumerate()
+            .map(|(n, invariant)| {
+                if let Some(error) = invalid.get(&n) {
+                    return InvariantStatus::Invalid {
+                        error: error.clone(),
+                    };
+                }
                 match self
                     .findings
                     .iter()

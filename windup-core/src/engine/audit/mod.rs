@@ -333,7 +333,8 @@ impl Audit<'_> {
         let mut judged = judge::Judged::default();
         attack::attack(&lab, &explored, &mut state, &mut judged).await;
         self.watcher.phase(Phase::Report);
-        let statuses = judged.statuses(&invariants);
+        let invalid = std::mem::take(&mut *state.invalid.lock().unwrap_or_else(|p| p.into_inner()));
+        let statuses = judged.statuses(&invariants, &invalid);
         AuditOutcome {
             findings: judged.findings,
             invariants: invariants.into_iter().zip(statuses).collect(),

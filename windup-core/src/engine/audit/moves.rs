@@ -42,11 +42,14 @@ pub(super) fn double_click(control: &Control) -> Action {
     on(control, ActionKind::DoubleClick)
 }
 
+/// A checkbox or radio button set as a person does. In a form, `check`/`uncheck` (which also
+/// reach a box hidden behind its label); on its own, a click: such a box often acts at once
+/// and may leave the view (a to-do item checked on the Active filter), which a click allows.
 pub(super) fn toggle(control: &Control) -> Action {
-    let kind = if control.checked == Some(true) {
-        ActionKind::Uncheck
-    } else {
-        ActionKind::Check
+    let kind = match (control.form, control.checked) {
+        (None, _) => ActionKind::Click,
+        (Some(_), Some(true)) => ActionKind::Uncheck,
+        (Some(_), _) => ActionKind::Check,
     };
     on(control, kind)
 }

@@ -161,7 +161,7 @@ impl Lab<'_> {
                 break;
             }
             run.done += 1;
-            let page = match self.session.observe(&probes).await {
+            let page = match self.settled(&probes).await {
                 Ok(page) => page,
                 Err(err) => {
                     run.failed = Some(err.to_string());
@@ -186,6 +186,33 @@ impl Lab<'_> {
             run.pages.push(page);
         }
         run
+    }
+
+    /// The page once the requests it has in flight are answered (a coupon checked by the
+    /// server, a list saved), within a few seconds: the events of every look are kept.
+    pub(super) async fn settled(
+        &self,
+        probes: &BTreeSet<Probe>,
+    ) -> Result<Observation, crate::browser::BrowserError> {
+        let mut page = self.session.observe(probes).await?;
+        if page.pending == 0 {
+            return Ok(page);
+        }
+        let deadline = Instant::now() + std::time::Duration::from_secs(3);
+        let mut answered = false;
+        while Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let mut next = self.session.observe(probes).await?;
+            let events = std::mem::take(&mut page.events);
+            next.events = merged(events, next.events);
+            page = next;
+            // One more look after the last answer: the page updates in its handler.
+            if answered {
+                break;
+            }
+            answered = page.pending == 0;
+        }
+        Ok(page)
     }
 
     /// Carries on from where the session is, without a fresh start: `actions` run, then the
@@ -275,12 +302,31 @@ impl Lab<'_> {
                 }
                 Verdict::Broken { error } => {
                     let mut invalid = spend.invalid.lock().unwrap_or_else(|p| p.into_inner());
-                    invalid.entry(n).or_insert(error);
+                    if !invalid.contains_key(&n) {
+                        let status = super::InvariantStatus::Invalid {
+                            error: error.clone(),
+                        };
+                        self.watcher.invariant(invariant, &status);
+                        invalid.insert(n, error);
+                    }
                 }
                 Verdict::Holds | Verdict::NotApplicable { .. } => {}
             }
         }
     }
+}
+
+/// The page events of two looks, in order.
+fn merged(
+    mut first: crate::invariant::PageEvents,
+    then: crate::invariant::PageEvents,
+) -> crate::invariant::PageEvents {
+    first.errors.extend(then.errors);
+    first.console_errors.extend(then.console_errors);
+    first.dialogs.extend(then.dialogs);
+    first.failed_requests.extend(then.failed_requests);
+    first.markers.extend(then.markers);
+    first
 }
 
 /// The action at `index` as a transition predicate reads it; `typed` gathers the values of

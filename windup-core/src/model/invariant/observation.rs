@@ -46,6 +46,8 @@ pub struct Observation {
     pub broken_texts: Vec<String>,
     /// Visible texts that show a negative amount of money (`-$5.00`).
     pub negative_amounts: Vec<String>,
+    /// The page's own requests (fetch, XHR) still waiting for an answer.
+    pub pending: u32,
 }
 
 impl Observation {

@@ -226,6 +226,11 @@ fn report_lines(report: &RunReport, done: Option<&serde_json::Value>) -> Vec<Lin
     if let Some(actions) = done.and_then(|d| d["actions"].as_u64()) {
         what.push_str(&format!(", {}", count(actions as usize, "action")));
     }
+    for (key, noun) in [("attacks", "attack"), ("pages_explored", "page")] {
+        if let Some(n) = done.and_then(|d| d[key].as_u64()) {
+            what.push_str(&format!(", {}", count(n as usize, noun)));
+        }
+    }
     if let Some(stopped) = done.and_then(|d| d["stopped_by"].as_str()) {
         what.push_str(&format!("; stopped: {}", why_stopped(stopped)));
     } else if run.status == RunStatus::Running {

@@ -120,6 +120,9 @@ fn script() -> Vec<RunEvent> {
             runtime_ms: 20_100,
             findings: 1,
             actions: 60,
+            attacks: 9,
+            pages_explored: 3,
+            unconfirmed: 0,
             stopped_by: "steps".to_owned(),
         },
     ]

@@ -1,0 +1,131 @@
+//! The audit's speed: actions per second during seeded random walks on the to-do demo app (every
+//! invariant checked after every action, the page observed once and digested once per move), and
+//! the time to each finding on the demo shop with all its seeded bugs, at the default budget.
+//!
+//! `cargo bench --bench audit`. Target: at least 5 actions per second on one worker.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use windup::engine::config::Settings;
+use windup::{AuditRun, Budget, RunEvent};
+
+/// When each event arrived, since the audit began.
+type Timeline = Arc<Mutex<Vec<(Duration, RunEvent)>>>;
+
+fn recorder() -> (Timeline, impl FnMut(&RunEvent) + Send + 'static) {
+    let seen: Timeline = Arc::default();
+    let sink = Arc::clone(&seen);
+    let started = Instant::now();
+    (seen, move |event: &RunEvent| {
+        sink.lock()
+            .unwrap()
+            .push((started.elapsed(), event.clone()))
+    })
+}
+
+fn settings(dir: &Path, accounts: bool) -> Settings {
+    let mut toml = String::from("scenarios = \"scenarios\"\n");
+    if accounts {
+        toml.push_str("[accounts.demo]\nemail = \"BENCH_EMAIL\"\npassword = \"BENCH_PASSWORD\"\n");
+    }
+    let mut settings = Settings::from_parts(dir, Some(&toml), &|_| None).expect("settings");
+    settings.env_file = settings
+        .env_file
+        .clone()
+        .with("BENCH_EMAIL", windup_shop::DEMO_EMAIL)
+        .with("BENCH_PASSWORD", windup_shop::DEMO_PASSWORD);
+    settings
+}
+
+#[tokio::main]
+async fn main() {
+    walks().await;
+    shop().await;
+}
+
+async fn walks() {
+    let app = windup_todo::spawn(windup_todo::TodoOptions::default())
+        .await
+        .expect("the to-do app starts");
+    let dir = tempfile::tempdir().expect("a directory");
+    let budget = Budget {
+        pages: 1,
+        walks: 6,
+        walk_length: 20,
+        time: Duration::from_secs(600),
+        ..Budget::default()
+    };
+    let (timeline, reporter) = recorder();
+    let invariants = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/todo/invariants");
+    AuditRun::new(
+        settings(dir.path(), false),
+        app.url().parse().expect("a URL"),
+    )
+    .seed(1)
+    .budget(budget)
+    .invariants_dir(invariants)
+    .emit_to(None)
+    .reporter(reporter)
+    .run()
+    .await
+    .expect("the audit runs");
+    let timeline = timeline.lock().unwrap();
+    let walk_actions: Vec<Duration> = timeline
+        .iter()
+        .filter(|(_, e)| matches!(e, RunEvent::AuditAction { label, .. } if label.starts_with("random walk")))
+        .map(|(at, _)| *at)
+        .collect();
+    let (Some(first), Some(last)) = (walk_actions.first(), walk_actions.last()) else {
+        println!("random walks: no action recorded");
+        return;
+    };
+    let span = (*last - *first).as_secs_f64();
+    println!(
+        "random walks on the to-do app: {} actions in {span:.1} s = {:.1} actions/s (target >= 5)",
+        walk_actions.len(),
+        (walk_actions.len() - 1) as f64 / span
+    );
+}
+
+async fn shop() {
+    let shop = windup_shop::spawn(windup_shop::ShopOptions {
+        bugs: windup_shop::BugSet::all(),
+        ..Default::default()
+    })
+    .await
+    .expect("the shop starts");
+    let dir = tempfile::tempdir().expect("a directory");
+    let (timeline, reporter) = recorder();
+    let invariants = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop/invariants");
+    let finished = AuditRun::new(
+        settings(dir.path(), true),
+        shop.url().parse().expect("a URL"),
+    )
+    .seed(1)
+    .invariants_dir(invariants)
+    .account("demo")
+    .emit_to(None)
+    .reporter(reporter)
+    .run()
+    .await
+    .expect("the audit runs");
+    println!(
+        "the shop with every seeded bug, default budget: {} findings, {} actions in {:.1} s ({:.1} actions/s overall, replays included)",
+        finished.outcome.findings.len(),
+        finished.outcome.actions,
+        finished.outcome.runtime.as_secs_f64(),
+        finished.outcome.actions as f64 / finished.outcome.runtime.as_secs_f64()
+    );
+    for (at, event) in timeline.lock().unwrap().iter() {
+        if let RunEvent::Finding { finding, .. } = event {
+            println!(
+                "  {:>6.1} s  {}  ({})",
+                at.as_secs_f64(),
+                finding.invariant_id,
+                finding.attack
+            );
+        }
+    }
+}
