@@ -302,12 +302,12 @@ impl Lab<'_> {
                 }
                 Verdict::Broken { error } => {
                     let mut invalid = spend.invalid.lock().unwrap_or_else(|p| p.into_inner());
-                    if !invalid.contains_key(&n) {
+                    if let std::collections::btree_map::Entry::Vacant(slot) = invalid.entry(n) {
                         let status = super::InvariantStatus::Invalid {
                             error: error.clone(),
                         };
                         self.watcher.invariant(invariant, &status);
-                        invalid.insert(n, error);
+                        slot.insert(error);
                     }
                 }
                 Verdict::Holds | Verdict::NotApplicable { .. } => {}
