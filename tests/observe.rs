@@ -76,6 +76,10 @@ impl Drop for Site {
 async fn api(UrlPath(name): UrlPath<String>) -> Response {
     match name.as_str() {
         "ok" => (StatusCode::OK, "{}").into_response(),
+        "slow" => {
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            (StatusCode::OK, "{}").into_response()
+        }
         "fail" => (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":\"boom\"}").into_response(),
         _ => (StatusCode::NOT_FOUND, "no such thing").into_response(),
     }
@@ -152,6 +156,24 @@ const EVENTS: &str = r#"<!doctype html><html><head><title>Events</title></head><
 <p id="answers"></p><p id="fetched"></p><p id="sent"></p><p id="injected"></p>
 </body></html>"#;
 
+/// One click adds an order at once, and another when the server's slow answer arrives.
+const LATE: &str = r#"<!doctype html><html><head><title>Late</title></head><body>
+<button id="place">Place order</button> <a id="next" href="/marked.html">Search</a>
+<ul id="orders"></ul>
+<script>
+document.getElementById('place').addEventListener('click', () => {
+  const list = document.getElementById('orders');
+  list.insertAdjacentHTML('beforeend', '<li class="order">one</li>');
+  fetch('/api/slow').then((r) => r.text())
+    .then(() => list.insertAdjacentHTML('beforeend', '<li class="order">again</li>'));
+});
+</script></body></html>"#;
+
+/// Markup that runs when its image fails to load, after the document itself has.
+const MARKED: &str = r#"<!doctype html><html><head><title>Marked</title></head><body>
+<p>Results for <img src="/missing.png" onerror="__windupMark('ran')"></p>
+</body></html>"#;
+
 const AFTER: &str =
     "<!doctype html><html><head><title>After</title></head><body><p>Thanks</p></body></html>";
 
@@ -203,6 +225,8 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "broken.html" => ok(BROKEN),
         "events.html" => ok(EVENTS),
         "after.html" => ok(AFTER),
+        "late.html" => ok(LATE),
+        "marked.html" => ok(MARKED),
         "load-error.html" => ok(LOAD_ERROR),
         "server-error.html" => Some((StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR.to_owned())),
         "orders.html" => Some((StatusCode::OK, orders(0, false))),
@@ -663,6 +687,57 @@ async fn a_plan_with_holds_passes_on_a_correct_page_and_says_what_it_saw_on_a_br
             r#"errors = ["Uncaught TypeError: Cannot read properties of null (reading 'total')"]"#
         ),
         "{message}"
+    );
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn a_holds_is_believed_only_once_the_page_is_quiet() {
+    let rig = Rig::start().await;
+    let executor = rig.executor();
+    let place = json!({
+        "selector": "#place",
+        "identity": { "tag": "button", "role": "button", "name": "Place order" }
+    });
+    // True right after the click, false once the page's own request is answered.
+    let plan = common::plan(
+        "late",
+        "/late.html",
+        json!([
+            { "id": "ready", "type": "wait_for", "target": place },
+            { "id": "first", "type": "click", "target": place, "expect": [
+                { "kind": "holds", "predicate": "count('.order') == before.count('.order') + 1" }
+            ]}
+        ]),
+    );
+    let failure = executor
+        .run(&plan)
+        .await
+        .expect_err("the second order, once answered, breaks the rule");
+    assert_eq!(failure.action_id, "first");
+    assert!(
+        failure.cause.to_string().contains(r#"count(".order") = 2"#),
+        "{failure}"
+    );
+    // Markup that runs as the next page's image fails: the plan's documents are watched from
+    // their start, and the rule is judged once the page has loaded.
+    let next = json!({
+        "selector": "#next",
+        "identity": { "tag": "a", "role": "link", "name": "Search" }
+    });
+    let plan = common::plan(
+        "marked",
+        "/late.html",
+        json!([
+            { "id": "go", "type": "click", "target": next, "expect": [
+                { "kind": "holds", "predicate": "size(markers) == 0" }
+            ]}
+        ]),
+    );
+    let failure = executor.run(&plan).await.expect_err("the markup ran");
+    assert!(
+        failure.cause.to_string().contains(r#"markers = ["ran"]"#),
+        "{failure}"
     );
     rig.close().await;
 }

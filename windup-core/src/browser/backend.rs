@@ -114,13 +114,22 @@ pub(crate) trait Backend: Sync {
     }
 
     /// Has the browser run `js` in every new document of the session (frames too), before the
-    /// page's own scripts, from now on and across resets; `true` when it will. A backend that
-    /// cannot answers `false`, and the caller injects the script where it needs it.
+    /// page's own scripts, from now on and across resets; the script's id when it will. A
+    /// backend that cannot answers `None`, and the caller injects the script where it needs it.
     fn install_init_script<'a>(
         &'a self,
         _session: &'a Session,
         _js: &'a str,
-    ) -> BackendFuture<'a, Result<bool, BrowserError>> {
-        Box::pin(async { Ok(false) })
+    ) -> BackendFuture<'a, Result<Option<String>, BrowserError>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Stops running an installed script (by its id) in new documents.
+    fn remove_init_script<'a>(
+        &'a self,
+        _session: &'a Session,
+        _id: &'a str,
+    ) -> BackendFuture<'a, Result<(), BrowserError>> {
+        Box::pin(async { Ok(()) })
     }
 }

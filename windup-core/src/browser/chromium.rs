@@ -143,15 +143,30 @@ impl Backend for Chromium {
         &'a self,
         session: &'a Session,
         js: &'a str,
-    ) -> BackendFuture<'a, Result<bool, BrowserError>> {
+    ) -> BackendFuture<'a, Result<Option<String>, BrowserError>> {
         Box::pin(async move {
             let params = json!({ "source": js });
             match cdp(session, "Page.addScriptToEvaluateOnNewDocument", params).await {
-                Ok(_) => Ok(true),
+                Ok(answer) => Ok(Some(
+                    answer["identifier"].as_str().unwrap_or_default().to_owned(),
+                )),
                 // A remote WebDriver may not pass DevTools commands through.
-                Err(BrowserError::Command { .. }) if !session.local => Ok(false),
+                Err(BrowserError::Command { .. }) if !session.local => Ok(None),
                 Err(err) => Err(err),
             }
+        })
+    }
+
+    fn remove_init_script<'a>(
+        &'a self,
+        session: &'a Session,
+        id: &'a str,
+    ) -> BackendFuture<'a, Result<(), BrowserError>> {
+        Box::pin(async move {
+            let params = json!({ "identifier": id });
+            cdp(session, "Page.removeScriptToEvaluateOnNewDocument", params)
+                .await
+                .map(|_| ())
         })
     }
 

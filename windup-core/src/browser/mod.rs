@@ -341,7 +341,7 @@ pub struct Session {
     /// Whether the session may be inside a frame rather than on the page itself.
     framed: std::sync::atomic::AtomicBool,
     /// Whether the backend runs the page-events observer in every new document.
-    watching: std::sync::atomic::AtomicBool,
+    watching: std::sync::Mutex<Option<String>>,
     _profile: tempfile::TempDir,
 }
 

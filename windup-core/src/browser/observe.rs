@@ -31,7 +31,6 @@
 //! at most 100 events; later ones are not recorded until it is drained.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::Ordering;
 
 use serde::Deserialize;
 use serde_json::json;
@@ -110,19 +109,39 @@ impl Session {
     /// Watches every document of this session from its start: the observer is installed for
     /// new documents where the backend can (Chromium: before the page's own scripts, so errors
     /// during a page load are seen), and into the current one. Calling it again does nothing
-    /// more; the observer survives [`Session::reset`].
+    /// more; the observer survives [`Session::reset`] until [`Session::unwatch_page_events`].
     pub async fn watch_page_events(&self) -> Result<(), BrowserError> {
         self.leave_frames().await?;
-        if !self.watching.load(Ordering::SeqCst) {
+        if self.watching().is_none() {
             let installed = self
                 .backend()
                 .install_init_script(self, &OBSERVER_INIT)
                 .await?;
-            self.watching.store(installed, Ordering::SeqCst);
+            *self.watching_lock() = installed;
         }
         self.execute("watch the page's events", &OBSERVER_NOW, vec![])
             .await
             .map(|_| ())
+    }
+
+    /// New documents are no longer watched from their start (the observer stands in for
+    /// `alert` and `confirm`, which a scenario that does not read page events must meet as they
+    /// are). The current document keeps its observer until it is left.
+    pub async fn unwatch_page_events(&self) -> Result<(), BrowserError> {
+        let Some(id) = self.watching() else {
+            return Ok(());
+        };
+        self.backend().remove_init_script(self, &id).await?;
+        *self.watching_lock() = None;
+        Ok(())
+    }
+
+    fn watching(&self) -> Option<String> {
+        self.watching_lock().clone()
+    }
+
+    fn watching_lock(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.watching.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

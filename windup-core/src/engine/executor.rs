@@ -29,6 +29,9 @@ pub struct ExecOptions {
     pub allowed_origins: Vec<String>,
     /// Whether to keep a screenshot after every action (for the HTML report's filmstrip).
     pub filmstrip: bool,
+    /// Whether to record the pages visited, with their signatures (for the ledger and the
+    /// site map); an audit observes every page its own way and turns it off.
+    pub visits: bool,
 }
 
 impl ExecOptions {
@@ -39,6 +42,7 @@ impl ExecOptions {
             artifacts_dir: PathBuf::from(".windup/artifacts"),
             allowed_origins: Vec::new(),
             filmstrip: false,
+            visits: true,
         }
     }
 }
@@ -229,6 +233,9 @@ struct Baselines {
     seen_after: BTreeMap<ActionKey, Observation>,
     /// The page events gathered since just before each action that has a `holds`.
     events: BTreeMap<ActionKey, invariant::PageEvents>,
+    /// Each action of a prepared plan that has a `holds`, as its predicates read it (with the
+    /// fills that lead up to it).
+    facts: BTreeMap<ActionKey, ActionFacts>,
 }
 
 fn key(scenario: &str, action_id: &str) -> ActionKey {
@@ -279,6 +286,9 @@ impl<'a> Executor<'a> {
     /// read per step, and one snapshot per new page. Recording is collection, never a verdict:
     /// a page that cannot be read now is simply not recorded.
     async fn observe(&self, scenario: &str) {
+        if !self.options.visits {
+            return;
+        }
         let Ok(url) = self.session.current_url().await else {
             return;
         };
@@ -315,6 +325,7 @@ impl<'a> Executor<'a> {
         let started = Instant::now();
         let scenario = plan.scenario_id.as_str();
         let of = plan.actions.len();
+        self.watch_if_read(scenario, plan).await?;
         self.open(scenario, &plan.start_url, of).await?;
         self.prepare_plan(scenario, plan);
         let mut records = Vec::with_capacity(of);
@@ -414,6 +425,27 @@ impl<'a> Executor<'a> {
         done
     }
 
+    /// A plan that checks a `holds` may read page events (errors, markers), so every document
+    /// it opens is watched from its start; any other plan meets the page as it is.
+    async fn watch_if_read(&self, scenario: &str, plan: &Plan) -> Result<(), Box<StepFailure>> {
+        let reads = plan.actions.iter().any(|a| {
+            a.expect
+                .iter()
+                .any(|c| matches!(c, crate::plan::Postcondition::Holds { .. }))
+        });
+        let watched = if reads {
+            self.session.watch_page_events().await
+        } else {
+            self.session.unwatch_page_events().await
+        };
+        match watched {
+            Ok(()) => Ok(()),
+            Err(err) => Err(self
+                .failure(Position::end(scenario, 0), FailureCause::Browser(err))
+                .await),
+        }
+    }
+
     /// The session this executor drives.
     pub fn session(&self) -> &Session {
         self.session
@@ -467,9 +499,19 @@ impl<'a> Executor<'a> {
     /// plan's actions one by one with [`Executor::step`] does it first, so that a `since`
     /// finds the page it names.
     pub fn prepare_plan(&self, scenario: &str, plan: &Plan) {
-        for action in &plan.actions {
+        for (index, action) in plan.actions.iter().enumerate() {
             for condition in &action.expect {
                 self.prepare_holds(scenario, &action.id, condition);
+            }
+            if action
+                .expect
+                .iter()
+                .any(|c| matches!(c, Postcondition::Holds { .. }))
+            {
+                self.baselines().facts.insert(
+                    key(scenario, &action.id),
+                    ActionFacts::at(&plan.actions, index),
+                );
             }
         }
     }
@@ -631,7 +673,13 @@ impl<'a> Executor<'a> {
         Baseline {
             before: baselines.seen_before.get(&at).cloned(),
             after,
-            action: Some(facts(action)),
+            action: Some(
+                baselines
+                    .facts
+                    .get(&at)
+                    .cloned()
+                    .unwrap_or_else(|| ActionFacts::at(std::slice::from_ref(action), 0)),
+            ),
             events: baselines.events.get(&at).cloned().unwrap_or_default(),
         }
     }
@@ -977,21 +1025,6 @@ impl<'a> Position<'a> {
 }
 
 /// The action a transition predicate reads as `action.`; a secret's reference is never a value.
-fn facts(action: &Action) -> ActionFacts {
-    ActionFacts {
-        kind: action.kind.as_str().to_owned(),
-        target: action
-            .target
-            .as_ref()
-            .map(|t| t.selector.clone())
-            .unwrap_or_default(),
-        value: action.value.clone().unwrap_or_default(),
-        key: action.key.clone().unwrap_or_default(),
-        url: action.url.clone().unwrap_or_default(),
-        typed: action.value.iter().cloned().collect(),
-    }
-}
-
 /// A browser error, with a page the browser could not open told apart.
 fn navigation(err: BrowserError) -> FailureCause {
     match err {

@@ -100,7 +100,8 @@ pub async fn verify(
                 }
             }
         }
-        let broken = holds.poll(session, baseline, &mut unmet).await?;
+        let settling = Instant::now() < deadline;
+        let broken = holds.poll(session, baseline, &mut unmet, settling).await?;
         if unmet.is_empty() {
             return Ok(Ok(()));
         }
@@ -164,7 +165,13 @@ struct HoldsChecks<'a> {
         Option<&'a str>,
     )>,
     probes: BTreeSet<Probe>,
+    /// Looks in a row that found the page quiet: no request of its own in flight, loaded.
+    quiet: std::cell::Cell<u32>,
 }
+
+/// Quiet looks in a row before a `holds` is believed: the page updates in the handler of the
+/// answer it was waiting for, after the request itself has ended.
+const QUIET_LOOKS: u32 = 2;
 
 impl<'a> HoldsChecks<'a> {
     fn new(conditions: &'a [Postcondition]) -> Self {
@@ -180,16 +187,22 @@ impl<'a> HoldsChecks<'a> {
             }
             checks.push((condition, parsed, since.as_deref()));
         }
-        Self { checks, probes }
+        Self {
+            checks,
+            probes,
+            quiet: std::cell::Cell::new(0),
+        }
     }
 
     /// Looks at the page once and checks every predicate; `true` when one cannot be evaluated
-    /// at all, so waiting is pointless.
+    /// at all, so waiting is pointless. While `settling`, a predicate that holds on a page not
+    /// yet quiet is looked at again: an answer on its way may still break it.
     async fn poll(
         &self,
         session: &Session,
         baseline: &mut Baseline,
         unmet: &mut Vec<Unmet>,
+        settling: bool,
     ) -> Result<bool, BrowserError> {
         if self.checks.is_empty() {
             return Ok(false);
@@ -210,15 +223,29 @@ impl<'a> HoldsChecks<'a> {
         };
         absorb(&mut baseline.events, std::mem::take(&mut now.events));
         now.events = baseline.events.clone();
+        let quiet = if now.pending == 0 {
+            self.quiet.get() + 1
+        } else {
+            0
+        };
+        self.quiet.set(quiet);
         let mut broken = false;
         for (condition, predicate, since) in &self.checks {
-            if let Err((seen, at_once)) = holds(predicate, *since, &now, baseline) {
-                broken |= at_once;
-                unmet.push(Unmet {
-                    condition: (*condition).clone(),
-                    seen,
-                });
-            }
+            let seen = match holds(predicate, *since, &now, baseline) {
+                Ok(()) if settling && quiet < QUIET_LOOKS => format!(
+                    "it holds so far, but the page is not quiet yet ({} of its own requests or                      its loading still going on)",
+                    now.pending
+                ),
+                Ok(()) => continue,
+                Err((seen, at_once)) => {
+                    broken |= at_once;
+                    seen
+                }
+            };
+            unmet.push(Unmet {
+                condition: (*condition).clone(),
+                seen,
+            });
         }
         Ok(broken)
     }

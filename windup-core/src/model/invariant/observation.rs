@@ -46,7 +46,8 @@ pub struct Observation {
     pub broken_texts: Vec<String>,
     /// Visible texts that show a negative amount of money (`-$5.00`).
     pub negative_amounts: Vec<String>,
-    /// The page's own requests (fetch, XHR) still waiting for an answer.
+    /// The page's own requests (fetch, XHR) still waiting for an answer, and one more while
+    /// the document itself is loading (until its load event).
     pub pending: u32,
 }
 
@@ -129,4 +130,34 @@ pub struct ActionFacts {
     pub key: String,
     pub url: String,
     pub typed: Vec<String>,
+}
+
+impl ActionFacts {
+    /// The action at `index` of `actions`, as a transition predicate reads it; `typed` gathers
+    /// the values of the fills and selections that lead up to it.
+    pub fn at(actions: &[crate::plan::Action], index: usize) -> ActionFacts {
+        use crate::plan::ActionKind;
+        let action = &actions[index];
+        let mut typed = Vec::new();
+        for (at, earlier) in actions[..=index].iter().enumerate().rev() {
+            match earlier.kind {
+                ActionKind::Fill | ActionKind::Select => typed.extend(earlier.value.clone()),
+                _ if at == index => {}
+                _ => break,
+            }
+        }
+        typed.reverse();
+        ActionFacts {
+            kind: action.kind.as_str().to_owned(),
+            target: action
+                .target
+                .as_ref()
+                .map(|t| t.selector.clone())
+                .unwrap_or_default(),
+            value: action.value.clone().unwrap_or_default(),
+            key: action.key.clone().unwrap_or_default(),
+            url: action.url.clone().unwrap_or_default(),
+            typed,
+        }
+    }
 }
