@@ -315,7 +315,6 @@ impl Teller {
 
     /// Records a finding and writes its test.
     fn record(&self, finding: &Finding) -> Result<(), String> {
-        let json = |value: &dyn erased::Json| value.json();
         let new = NewFinding {
             invariant_id: finding.invariant_id.clone(),
             severity: finding.severity.as_str().to_owned(),
@@ -385,17 +384,9 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
-mod erased {
-    /// JSON text of anything serializable, for the store's `_json` columns.
-    pub(super) trait Json {
-        fn json(&self) -> String;
-    }
-
-    impl<T: serde::Serialize> Json for T {
-        fn json(&self) -> String {
-            serde_json::to_string(self).unwrap_or_else(|_| "null".to_owned())
-        }
-    }
+/// JSON text of anything serializable, for the store's `_json` columns.
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
 }
 
 impl AuditWatcher for Teller {

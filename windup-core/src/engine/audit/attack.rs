@@ -10,7 +10,7 @@ use crate::executor::Executor;
 use crate::invariant::{Field, Observation, Probe, location_of};
 use crate::plan::Action;
 
-use super::explore::{Explored, Page, filled, send};
+use super::explore::{Explored, Page, filled, form_key, send};
 use super::judge::{Judged, Suspect};
 use super::moves::{self, numbered};
 use super::oracles;
@@ -44,7 +44,7 @@ pub(super) async fn attack(
     ));
     // The moves that most often break business rules first, so a small budget still tries them.
     let mut actions_seen = BTreeSet::new();
-    for form in forms.iter().filter(|f| f.method == "post") {
+    for form in forms.iter().filter(|f| f.method == "post" && !f.is_login()) {
         // One control per place a form posts to: the same action from another page makes the
         // same records.
         if actions_seen.insert(form.action.split('?').next().unwrap_or("").to_owned()) {
@@ -52,7 +52,7 @@ pub(super) async fn attack(
         }
     }
     for form in &forms {
-        twice(lab, form, spend, judged).await;
+        twice(lab, explored, form, spend, judged).await;
     }
     for form in forms.iter().filter(|f| !f.is_login()) {
         hostile_values(lab, form, spend, judged).await;
@@ -92,17 +92,7 @@ fn forms(explored: &Explored) -> Vec<Form<'_>> {
                 .iter()
                 .filter(|c| c.form == Some(index))
                 .collect();
-            let key = format!(
-                "{} {} {}",
-                info.method,
-                info.action.split('?').next().unwrap_or(&info.action),
-                fields
-                    .iter()
-                    .map(|c| c.field.as_deref().unwrap_or(c.called()))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            );
-            if seen.insert(key) {
+            if seen.insert(form_key(info, &fields)) {
                 forms.push(Form {
                     page,
                     fields,
@@ -170,8 +160,15 @@ async fn hostile_values(
     }
 }
 
-/// The same submission twice in a row (a coupon applied twice).
-async fn twice(lab: &Lab<'_>, form: &Form<'_>, spend: &mut Budgeted<'_>, judged: &mut Judged) {
+/// The same submission twice in a row (a coupon applied twice), from the form's page again
+/// when the first one leaves it (an item added to the cart twice).
+async fn twice(
+    lab: &Lab<'_>,
+    explored: &Explored,
+    form: &Form<'_>,
+    spend: &mut Budgeted<'_>,
+    judged: &mut Judged,
+) {
     if spend.exhausted() {
         return;
     }
@@ -180,10 +177,28 @@ async fn twice(lab: &Lab<'_>, form: &Form<'_>, spend: &mut Budgeted<'_>, judged:
     else {
         return;
     };
+    if leaves(explored, form.page, &actions) {
+        actions.push(moves::goto(&form.page.location));
+    }
     actions.extend(again);
     actions.extend(send(&form.fields));
     let label = format!("the same submission twice in {}", form.name());
     try_attack(lab, numbered(actions), &label, spend, judged).await;
+}
+
+/// Whether exploration saw `actions` (the way to `page`, then more) end on another location.
+fn leaves(explored: &Explored, page: &Page, actions: &[Action]) -> bool {
+    let same = |a: &Action, b: &Action| {
+        a.kind == b.kind
+            && a.url == b.url
+            && a.value == b.value
+            && a.target.as_ref().map(|t| &t.selector) == b.target.as_ref().map(|t| &t.selector)
+    };
+    explored.transitions.iter().any(|(path, location)| {
+        path.len() == actions.len()
+            && path.iter().zip(actions).all(|(a, b)| same(a, b))
+            && *location != page.location
+    })
 }
 
 /// Runs an attack and hands every violation to the judge.
@@ -215,6 +230,17 @@ enum Submit {
 }
 
 impl Submit {
+    /// The kind of duplicate it makes, as a finding's class: each has its own fix (a locked
+    /// button, a redirect after the post, a token checked once).
+    fn class(self) -> &'static str {
+        match self {
+            Submit::Once => "once",
+            Submit::Double => "double-submit",
+            Submit::Reload => "reload-resubmits",
+            Submit::Resubmit => "back-resubmit",
+        }
+    }
+
     fn what(self) -> &'static str {
         match self {
             Submit::Once => "one submission",
@@ -257,6 +283,12 @@ async fn records(
     if !single.iter().any(|g| g.grew >= 1) {
         return;
     }
+    // Only the pages where one submission shows up are counted from here on.
+    let mut measured: Vec<String> = measured
+        .into_iter()
+        .filter(|l| single.iter().any(|g| g.grew >= 1 && g.location == *l))
+        .collect();
+    measured.dedup();
     for submit in [Submit::Double, Submit::Reload, Submit::Resubmit] {
         let Some(actions) = record_trial(lab, form, &measured, submit) else {
             continue;
@@ -290,6 +322,7 @@ async fn records(
                 .filter(|a| !measured_visit(a))
                 .cloned()
                 .collect(),
+            class: submit.class(),
             invariant: Box::new(oracles::one_record(&more.selector, base.grew)),
             since: more.since.clone(),
             at: more.at.clone(),

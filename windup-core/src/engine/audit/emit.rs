@@ -209,6 +209,8 @@ fn scenario_yaml(
     note: &str,
 ) -> String {
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    // A value of several lines (a predicate written as a block) stays inside the comment.
+    let comment = |s: &str| s.lines().collect::<Vec<_>>().join("\n#   ");
     let mut yaml = format!(
         "# Found by `cargo windup audit` ({note}): {}\n\
          # Expected: {}\n\
@@ -216,10 +218,10 @@ fn scenario_yaml(
          # Steps found: {}\n\
          # It fails while the bug is there; once fixed it passes, and `cargo test` keeps it so.\n\
          # The plan beside it is pinned: review it like any lockfile.\n",
-        finding.title,
-        finding.expected,
-        finding.actual,
-        finding.steps.join("; ")
+        comment(&finding.title),
+        comment(&finding.expected),
+        comment(&finding.actual),
+        comment(&finding.steps.join("; "))
     );
     yaml.push_str(&format!("id: {}\n", quote(id)));
     yaml.push_str(&format!("task: {}\n", quote(task)));
@@ -228,7 +230,9 @@ fn scenario_yaml(
         yaml.push_str(&format!("account: {account}\n"));
     }
     if finding.since.is_none() {
-        let holds = format!("holds {}", quote(&finding.predicate));
+        // The step language reads a predicate on one line; CEL reads a newline as a space.
+        let one_line = finding.predicate.replace(['\r', '\n'], " ");
+        let holds = format!("holds {}", quote(&one_line));
         yaml.push_str(&format!("expect:\n  - {}\n", quote(&holds)));
     }
     let severity = match finding.severity {
@@ -237,4 +241,50 @@ fn scenario_yaml(
     };
     yaml.push_str(&format!("tags: [audit, {severity}]\n"));
     yaml
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_regression_scenario_parses_whatever_its_finding_says() {
+        let finding = Finding {
+            id: "add-grows-1".to_owned(),
+            invariant_id: "add-grows".to_owned(),
+            source: Source::User,
+            severity: Severity::High,
+            title: "Broken by a walk".to_owned(),
+            expected: "Adding grows the list (count(\"li\") ==\n  before.count(\"li\") + 1)"
+                .to_owned(),
+            actual: "input = \"*x\"\n&y: z".to_owned(),
+            impact: String::new(),
+            steps: vec![
+                "fill \"New\" with \"*\"".to_owned(),
+                "press Enter".to_owned(),
+            ],
+            actions: Vec::new(),
+            predicate: "count(\"li\") ==\n  before.count(\"li\") + 1".to_owned(),
+            since: None,
+            screenshots: Vec::new(),
+            attack: "a walk".to_owned(),
+            fingerprint: String::new(),
+            found_after_actions: 0,
+            found_after: Duration::ZERO,
+        };
+        let yaml = scenario_yaml(
+            &finding,
+            "audit/add-grows-1",
+            "Regression",
+            "/",
+            None,
+            "#A-1",
+        );
+        let parsed = crate::scenario::parse(
+            &yaml,
+            Path::new("scenarios/audit/add-grows-1.yaml"),
+            Path::new("scenarios"),
+        );
+        assert!(parsed.is_ok(), "{yaml}\n{parsed:?}");
+    }
 }

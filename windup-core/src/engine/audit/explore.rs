@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::browser::{Control, PageDigest};
+use crate::browser::{Control, FormInfo, PageDigest};
 use crate::invariant::location_of;
 use crate::plan::Action;
 
@@ -26,6 +26,8 @@ pub(super) struct Page {
 #[derive(Debug, Default)]
 pub(super) struct Explored {
     pub(super) pages: Vec<Page>,
+    /// Every way tried and the location it led to, a state seen before included.
+    pub(super) transitions: Vec<(Vec<Action>, String)>,
 }
 
 /// How many links under one parent path are followed (`/products/a`, `/products/b`, …): the
@@ -53,6 +55,7 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
         };
         current = Some(path.clone());
         let location = location_of(&digest.url);
+        explored.transitions.push((path.clone(), location.clone()));
         if lab.config.deny.denies_location(&location) || !states.insert(state_key(&digest)) {
             continue;
         }
@@ -204,8 +207,19 @@ fn submission(
     } else {
         String::new()
     };
-    let key = format!(
-        "{from} {} {} {}",
+    if !tried.insert(format!("{from} {}", form_key(info, &fields))) {
+        return None;
+    }
+    filled(lab, &fields, None).map(|mut actions| {
+        actions.extend(send(&fields));
+        actions
+    })
+}
+
+/// What makes two forms the same kind: how and where they are sent, and their fields' names.
+pub(super) fn form_key(info: &FormInfo, fields: &[&Control]) -> String {
+    format!(
+        "{} {} {}",
         info.method,
         info.action.split('?').next().unwrap_or(&info.action),
         fields
@@ -213,14 +227,7 @@ fn submission(
             .map(|c| c.field.as_deref().unwrap_or(c.called()))
             .collect::<Vec<_>>()
             .join(",")
-    );
-    if !tried.insert(key) {
-        return None;
-    }
-    filled(lab, &fields, None).map(|mut actions| {
-        actions.extend(send(&fields));
-        actions
-    })
+    )
 }
 
 /// The fills of a form's fields with the values a person would type; `instead` puts another

@@ -16,6 +16,9 @@ use super::{Finding, InvariantStatus};
 /// the same rule broken would spend the budget on what is already known.
 const PER_INVARIANT: usize = 1;
 
+/// Each action's deadline while shrinking.
+const SHRINK_ACTION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A violation seen once, not yet proven.
 pub(super) enum Suspect {
     /// One of the lab's invariants, broken after action `violation.at` of `actions`.
@@ -26,6 +29,8 @@ pub(super) enum Suspect {
     /// A differential oracle: `invariant` checked after action `at` against the state after
     /// action `since` (ids).
     Records {
+        /// How the duplicate was made (`double-submit`): each way is a bug of its own.
+        class: &'static str,
         actions: Vec<Action>,
         invariant: Box<Invariant>,
         since: String,
@@ -90,12 +95,12 @@ impl Judged {
         attack: &str,
     ) {
         let (actions, claim, seen) = claim_of(lab, &suspect);
-        let fingerprint = fingerprint(claim.invariant, &actions);
-        let counted = self
-            .per_invariant
-            .get(&claim.invariant.id)
-            .copied()
-            .unwrap_or(0);
+        let class = match &suspect {
+            Suspect::Records { class, .. } => format!("{}/{class}", claim.invariant.id),
+            Suspect::Invariant { .. } => claim.invariant.id.clone(),
+        };
+        let fingerprint = format!("{class}|{}", fingerprint(&actions));
+        let counted = self.per_invariant.get(&class).copied().unwrap_or(0);
         if self.fingerprints.contains(&fingerprint) || counted >= PER_INVARIANT {
             return;
         }
@@ -103,100 +108,82 @@ impl Judged {
             "{:?} looks broken by {attack}; reproducing it twice from a fresh session.",
             claim.invariant.statement
         ));
-        for _ in 0..2 {
+        // The second reproduction leaves the session on the page that breaks the rule: its
+        // screenshot is the finding's evidence, and what it saw the finding's actual.
+        let mut seen = seen;
+        let mut screenshot = None;
+        for attempt in 0..2 {
             let run = lab
                 .run(&actions, claim.extra().as_ref(), &[], spend, None)
                 .await;
-            if claim.broken_in(&run).is_none() {
+            let Some((_, again)) = claim.broken_in(&run) else {
                 self.unconfirmed += 1;
                 lab.watcher
                     .reasoning("It did not reproduce, so it does not count.");
                 return;
+            };
+            if attempt == 1 {
+                seen = again;
+                screenshot = self.screenshot(lab).await;
             }
         }
         // A record suspect is already short: the shortest known way to its form (the
         // exploration's), the two visits that count, and the submission.
-        let shrunk = match claim.index {
+        let actions = match claim.index {
             Some(_) => shrink(lab, spend, &claim, actions).await,
             None => actions,
         };
         let proof = Proof {
-            actions: shrunk,
+            actions,
             seen,
+            screenshot,
             fingerprint,
+            class,
         };
-        self.record(lab, spend, &claim, proof, attack).await;
+        self.record(lab, spend, &claim, proof, attack);
     }
 
-    /// A proven, shrunk violation as a finding, with its evidence.
-    async fn record(
+    /// A proven, shrunk violation as a finding.
+    fn record(
         &mut self,
         lab: &Lab<'_>,
-        spend: &mut Budgeted<'_>,
+        spend: &Budgeted<'_>,
         claim: &Claim<'_>,
         proof: Proof,
         attack: &str,
     ) {
         let Proof {
-            actions: shrunk,
+            actions,
             seen,
+            screenshot,
             fingerprint,
+            class,
         } = proof;
-        let number = self.findings.len() + 1;
-        let screenshot = lab
-            .config
-            .artifacts_dir
-            .join("audit")
-            .join(format!("finding-{number}.png"));
-        let evidence = self.evidence(lab, spend, claim, &shrunk, &screenshot).await;
-        // The test ends where the rule is first seen broken: what follows may exist only in
-        // the broken app.
-        let shrunk = match (&evidence, claim.index) {
-            (Some((at, _, _)), Some(_)) => shrunk[..=(*at).min(shrunk.len() - 1)].to_vec(),
-            _ => shrunk,
-        };
-        let (seen, shot) = evidence.map_or((seen, None), |(_, seen, shot)| (seen, shot));
         let mut finding = emit::finding(emit::Proven {
-            number,
+            number: self.findings.len() + 1,
             invariant: claim.invariant,
-            actions: &shrunk,
+            actions: &actions,
             since: claim.since.clone(),
             seen,
             attack,
             fingerprint: &fingerprint,
             first_seen: spend.first_seen.unwrap_or_default(),
         });
-        finding.screenshots.extend(shot);
+        finding.screenshots.extend(screenshot);
         self.fingerprints.insert(fingerprint);
-        *self
-            .per_invariant
-            .entry(claim.invariant.id.clone())
-            .or_default() += 1;
+        *self.per_invariant.entry(class).or_default() += 1;
         lab.watcher.finding(&finding);
         self.findings.push(finding);
     }
 
-    /// The shrunk sequence run once more, then a screenshot of the page it left; what it saw
-    /// when it broke.
-    async fn evidence(
-        &self,
-        lab: &Lab<'_>,
-        spend: &mut Budgeted<'_>,
-        claim: &Claim<'_>,
-        actions: &[Action],
-        screenshot: &std::path::Path,
-    ) -> Option<(usize, Vec<String>, Option<std::path::PathBuf>)> {
-        let run = lab
-            .run(actions, claim.extra().as_ref(), &[], spend, None)
-            .await;
-        let (at, seen) = claim.broken_in(&run)?;
-        let shot = lab
-            .session
-            .screenshot(screenshot)
-            .await
-            .ok()
-            .map(|()| screenshot.to_owned());
-        Some((at, seen, shot))
+    /// A screenshot of the page the session is on, as the next finding's.
+    async fn screenshot(&self, lab: &Lab<'_>) -> Option<std::path::PathBuf> {
+        let path = lab
+            .config
+            .artifacts_dir
+            .join("audit")
+            .join(format!("finding-{}.png", self.findings.len() + 1));
+        lab.session.screenshot(&path).await.ok().map(|()| path)
     }
 
     /// Each invariant's standing, in the order given.
@@ -233,7 +220,10 @@ impl Judged {
 struct Proof {
     actions: Vec<Action>,
     seen: Vec<String>,
+    screenshot: Option<std::path::PathBuf>,
     fingerprint: String,
+    /// The invariant, and for a record suspect how the duplicate was made.
+    class: String,
 }
 
 /// A suspect's actions (up to its violation), what reproducing it must show, and what it saw.
@@ -252,6 +242,7 @@ fn claim_of<'a>(lab: &'a Lab<'_>, suspect: &'a Suspect) -> (Vec<Action>, Claim<'
         Suspect::Records {
             actions,
             invariant,
+            class: _,
             since,
             at,
             seen,
@@ -268,8 +259,8 @@ fn claim_of<'a>(lab: &'a Lab<'_>, suspect: &'a Suspect) -> (Vec<Action>, Claim<'
     }
 }
 
-/// What makes two findings the same: the rule, where it broke, and the last thing done.
-fn fingerprint(invariant: &Invariant, actions: &[Action]) -> String {
+/// Where a rule broke and the last thing done: with the rule, what makes two findings the same.
+fn fingerprint(actions: &[Action]) -> String {
     let place = actions
         .iter()
         .rev()
@@ -286,7 +277,7 @@ fn fingerprint(invariant: &Invariant, actions: &[Action]) -> String {
             )
         })
         .unwrap_or_default();
-    format!("{}|{place}|{last}", invariant.id)
+    format!("{place}|{last}")
 }
 
 /// Zeller's ddmin over the actions: the shortest sequence found that still breaks the claim.
@@ -299,6 +290,14 @@ async fn shrink(
 ) -> Vec<Action> {
     let keep =
         |a: &Action| claim.since.as_deref() == Some(&a.id) || claim.at.as_deref() == Some(&a.id);
+    // A candidate usually fails by an action whose control is not there without the actions
+    // dropped: it is given less time to appear. A slow page only makes shrinking stop sooner.
+    let mut options = lab.options.clone();
+    options.default_timeout = options.default_timeout.min(SHRINK_ACTION_TIMEOUT);
+    let lab = &Lab {
+        options: &options,
+        ..*lab
+    };
     let mut current = actions;
     let mut chunks = 2;
     let mut runs = 0;

@@ -304,11 +304,13 @@ impl Audit<'_> {
         invariants.extend(self.config.invariants.iter().cloned());
         let options = self.exec_options();
         let mut state = trial::Budgeted::new(self.config.budget, started, self.stop);
+        let reads = invariants.iter().flat_map(Invariant::probes).collect();
         let lab = trial::Lab {
             session: self.session,
             options: &options,
             values: self.values,
             invariants: &invariants,
+            reads: &reads,
             config: self.config,
             watcher: self.watcher,
         };
@@ -333,8 +335,7 @@ impl Audit<'_> {
         let mut judged = judge::Judged::default();
         attack::attack(&lab, &explored, &mut state, &mut judged).await;
         self.watcher.phase(Phase::Report);
-        let invalid = std::mem::take(&mut *state.invalid.lock().unwrap_or_else(|p| p.into_inner()));
-        let statuses = judged.statuses(&invariants, &invalid);
+        let statuses = judged.statuses(&invariants, &state.invalid);
         AuditOutcome {
             findings: judged.findings,
             invariants: invariants.into_iter().zip(statuses).collect(),
@@ -356,6 +357,7 @@ impl Audit<'_> {
         options.default_timeout = self.config.action_timeout;
         options.artifacts_dir = self.config.artifacts_dir.clone();
         options.allowed_origins = self.config.allowed_origins.clone();
+        options.visits = false;
         options
     }
 }

@@ -3,13 +3,12 @@
 //! each action.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::browser::Session;
 use crate::executor::{ExecOptions, Executor, ValueSource};
 use crate::invariant::{ActionFacts, Invariant, Observation, Probe, Verdict};
-use crate::plan::{Action, ActionKind};
+use crate::plan::Action;
 
 use super::{AuditConfig, AuditWatcher, Budget, StopSignal};
 
@@ -22,6 +21,8 @@ pub(super) struct Lab<'a> {
     pub(super) options: &'a ExecOptions,
     pub(super) values: &'a dyn ValueSource,
     pub(super) invariants: &'a [Invariant],
+    /// What the invariants read from a page, all of them.
+    pub(super) reads: &'a BTreeSet<Probe>,
     pub(super) config: &'a AuditConfig,
     pub(super) watcher: &'a dyn AuditWatcher,
 }
@@ -35,7 +36,7 @@ pub(super) struct Budgeted<'a> {
     pub(super) attacks: usize,
     stopped: Option<&'static str>,
     /// Invariants found not to evaluate on this app, by index, with the error.
-    pub(super) invalid: Mutex<BTreeMap<usize, String>>,
+    pub(super) invalid: BTreeMap<usize, String>,
     /// Actions done before the first violation was seen, and when.
     pub(super) first_seen: Option<(usize, std::time::Duration)>,
 }
@@ -49,7 +50,7 @@ impl<'a> Budgeted<'a> {
             actions: 0,
             attacks: 0,
             stopped: None,
-            invalid: Mutex::new(BTreeMap::new()),
+            invalid: BTreeMap::new(),
             first_seen: None,
         }
     }
@@ -116,8 +117,7 @@ pub(super) struct Run {
 impl Lab<'_> {
     /// The probes every check needs, the extra one's and `more` included.
     pub(super) fn probes(&self, extra: Option<&Extra<'_>>, more: &[Probe]) -> BTreeSet<Probe> {
-        let mut probes: BTreeSet<Probe> =
-            self.invariants.iter().flat_map(Invariant::probes).collect();
+        let mut probes = self.reads.clone();
         if let Some(extra) = extra {
             probes.extend(extra.invariant.probes());
         }
@@ -284,7 +284,7 @@ impl Lab<'_> {
         spend: &mut Budgeted<'_>,
     ) {
         let before = run.pages.last();
-        let facts = facts(actions, index);
+        let facts = ActionFacts::at(actions, index);
         for (n, invariant) in self.invariants.iter().enumerate() {
             if run.violations.iter().any(|v| v.invariant == n) {
                 continue;
@@ -301,8 +301,8 @@ impl Lab<'_> {
                     });
                 }
                 Verdict::Broken { error } => {
-                    let mut invalid = spend.invalid.lock().unwrap_or_else(|p| p.into_inner());
-                    if let std::collections::btree_map::Entry::Vacant(slot) = invalid.entry(n) {
+                    if let std::collections::btree_map::Entry::Vacant(slot) = spend.invalid.entry(n)
+                    {
                         let status = super::InvariantStatus::Invalid {
                             error: error.clone(),
                         };
@@ -327,33 +327,4 @@ fn merged(
     first.failed_requests.extend(then.failed_requests);
     first.markers.extend(then.markers);
     first
-}
-
-/// The action at `index` as a transition predicate reads it; `typed` gathers the values of
-/// the fills that lead up to it.
-pub(super) fn facts(actions: &[Action], index: usize) -> ActionFacts {
-    let action = &actions[index];
-    let mut typed = Vec::new();
-    for earlier in actions[..=index].iter().rev() {
-        match earlier.kind {
-            ActionKind::Fill | ActionKind::Select => {
-                typed.extend(earlier.value.clone());
-            }
-            _ if std::ptr::eq(earlier, action) => {}
-            _ => break,
-        }
-    }
-    typed.reverse();
-    ActionFacts {
-        kind: action.kind.as_str().to_owned(),
-        target: action
-            .target
-            .as_ref()
-            .map(|t| t.selector.clone())
-            .unwrap_or_default(),
-        value: action.value.clone().unwrap_or_default(),
-        key: action.key.clone().unwrap_or_default(),
-        url: action.url.clone().unwrap_or_default(),
-        typed,
-    }
 }

@@ -1,0 +1,154 @@
+//! The audit of the demo shop end to end in real Chromium: with every seeded bug on, each of its
+//! six bug classes is found and kept by a regression test that fails against the buggy shop and
+//! passes against the correct one; the correct shop, audited at the same budget, has no finding.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use common::Project;
+use windup::engine::config::Settings;
+use windup::{AuditFinished, AuditRun, Budget, Selection, Suite};
+use windup_shop::BugSet;
+
+/// A budget counted in actions, not time, so a busy machine audits the same as an idle one;
+/// one random walk (the to-do app's tests hold the walks to account).
+fn budget() -> Budget {
+    Budget {
+        time: Duration::from_secs(900),
+        walks: 1,
+        ..Budget::default()
+    }
+}
+
+/// The project's settings with the shop's public demo account as `[accounts.demo]`.
+fn settings(project: &Project, ci: bool) -> Settings {
+    let toml = "[accounts.demo]\nemail = \"SHOP_EMAIL\"\npassword = \"SHOP_PASSWORD\"\n";
+    let env = move |name: &str| (ci && name == "CI").then(|| "true".to_owned());
+    let mut settings = project.settings_with(toml, &env);
+    settings.env_file = settings
+        .env_file
+        .clone()
+        .with("SHOP_EMAIL", windup_shop::DEMO_EMAIL)
+        .with("SHOP_PASSWORD", windup_shop::DEMO_PASSWORD);
+    settings
+}
+
+async fn shop(bugs: BugSet) -> windup_shop::RunningShop {
+    windup_shop::spawn(windup_shop::ShopOptions {
+        bugs,
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+}
+
+async fn audit(project: &Project, url: &str) -> AuditFinished {
+    AuditRun::new(settings(project, false), url.parse().unwrap())
+        .seed(1)
+        .budget(budget())
+        .invariants_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop/invariants"))
+        .account("demo")
+        .run()
+        .await
+        .unwrap()
+}
+
+/// Which seeded bug a finding is, by the rule it broke and, for duplicate records, how the
+/// duplicate was made.
+fn bug_of(invariant: &str, attack: &str) -> Option<&'static str> {
+    Some(match invariant {
+        "negative-amount-accepted" => "negative-quantity",
+        "coupon-applies-once" => "coupon-twice",
+        "cart-subtotal-is-sum-of-lines" => "cart-total",
+        "injected-markup-ran" => "search-xss",
+        "one-submission-one-record" if attack.starts_with("a double click") => "double-submit",
+        "one-submission-one-record"
+            if attack.starts_with("a reload") || attack.starts_with("back after") =>
+        {
+            "back-resubmit"
+        }
+        _ => return None,
+    })
+}
+
+/// Runs the audit's regression tests against `url`: each one's id and whether it passed.
+async fn replay(project: &Project, url: &str) -> BTreeMap<String, bool> {
+    let settings = settings(project, true);
+    let selection = Selection::load(&settings, Some("audit/"), false).unwrap();
+    if let Some(unloadable) = selection.unloadable.first() {
+        panic!("{}: {}", unloadable.file.display(), unloadable.error);
+    }
+    let finished = Suite::new(settings, url.parse().unwrap())
+        .run(selection)
+        .await
+        .unwrap();
+    finished
+        .results
+        .iter()
+        .map(|(scenario, result)| {
+            if !result.passed() {
+                eprintln!("{} failed against {url}: {:?}", scenario.id, result.outcome);
+            }
+            (scenario.id.clone(), result.passed())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_seeded_bug_of_the_shop_is_found_and_kept_by_a_failing_test() {
+    let buggy = shop(BugSet::all()).await;
+    let project = Project::with(&[]);
+    let finished = audit(&project, buggy.url()).await;
+    let findings = &finished.outcome.findings;
+    let mut found: BTreeMap<&str, &str> = BTreeMap::new();
+    for finding in findings {
+        if let Some(bug) = bug_of(&finding.invariant_id, &finding.attack) {
+            found.entry(bug).or_insert(&finding.id);
+        }
+    }
+    for bug in BugSet::all().iter() {
+        assert!(
+            found.contains_key(bug.name()),
+            "{} was not found; the findings: {:#?}",
+            bug.name(),
+            findings
+                .iter()
+                .map(|f| (&f.invariant_id, &f.attack))
+                .collect::<Vec<_>>()
+        );
+    }
+    assert_eq!(finished.tests.len(), findings.len());
+    // Every regression test fails while the bugs are there, and passes, from its pinned plan
+    // and with no model, once they are gone.
+    let against_buggy = replay(&project, buggy.url()).await;
+    assert_eq!(against_buggy.len(), findings.len());
+    let passing: Vec<_> = against_buggy.iter().filter(|(_, p)| **p).collect();
+    assert!(
+        passing.is_empty(),
+        "pass against the buggy shop: {passing:?}"
+    );
+    let correct = shop(BugSet::none()).await;
+    let against_correct = replay(&project, correct.url()).await;
+    let failing: Vec<_> = against_correct.iter().filter(|(_, p)| !**p).collect();
+    assert!(
+        failing.is_empty(),
+        "fail against the correct shop: {failing:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_correct_shop_has_no_findings_at_the_same_budget() {
+    let correct = shop(BugSet::none()).await;
+    let project = Project::with(&[]);
+    let finished = audit(&project, correct.url()).await;
+    assert!(
+        finished.outcome.findings.is_empty(),
+        "false positives: {:#?}",
+        finished.outcome.findings
+    );
+    assert!(finished.outcome.actions > 100, "it did audit");
+    assert_eq!(finished.outcome.stopped_by, "done");
+}
