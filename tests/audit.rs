@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::Project;
 use windup::engine::store::{AuditStore, RunStatus};
-use windup::{AuditFinished, AuditRun, Budget, Selection, Suite};
+use windup::{AuditFinished, AuditRun, Budget};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -63,28 +63,9 @@ fn found(finished: &AuditFinished) -> BTreeSet<String> {
         .collect()
 }
 
-/// Runs the scenarios under `scenarios/audit` of `project` against `url`: each one's id and
-/// whether it passed.
+/// Runs the audit's regression tests against `url`: each one's id and whether it passed.
 async fn replay(project: &Project, url: &str) -> BTreeMap<String, bool> {
-    let settings = project.settings(true);
-    let selection = Selection::load(&settings, Some("audit/"), false).unwrap();
-    if let Some(unloadable) = selection.unloadable.first() {
-        panic!("{}: {}", unloadable.file.display(), unloadable.error);
-    }
-    let finished = Suite::new(settings, url.parse().unwrap())
-        .run(selection)
-        .await
-        .unwrap();
-    finished
-        .results
-        .iter()
-        .map(|(scenario, result)| {
-            if !result.passed() {
-                eprintln!("{} failed against {url}: {:?}", scenario.id, result.outcome);
-            }
-            (scenario.id.clone(), result.passed())
-        })
-        .collect()
+    common::replay_audit_tests(project.settings(true), url).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::Project;
 use windup::engine::config::Settings;
-use windup::{AuditFinished, AuditRun, Budget, Selection, Suite};
+use windup::{AuditFinished, AuditRun, Budget};
 use windup_shop::BugSet;
 
 /// A budget counted in actions, not time, so a busy machine audits the same as an idle one;
@@ -76,25 +76,7 @@ fn bug_of(invariant: &str, attack: &str) -> Option<&'static str> {
 
 /// Runs the audit's regression tests against `url`: each one's id and whether it passed.
 async fn replay(project: &Project, url: &str) -> BTreeMap<String, bool> {
-    let settings = settings(project, true);
-    let selection = Selection::load(&settings, Some("audit/"), false).unwrap();
-    if let Some(unloadable) = selection.unloadable.first() {
-        panic!("{}: {}", unloadable.file.display(), unloadable.error);
-    }
-    let finished = Suite::new(settings, url.parse().unwrap())
-        .run(selection)
-        .await
-        .unwrap();
-    finished
-        .results
-        .iter()
-        .map(|(scenario, result)| {
-            if !result.passed() {
-                eprintln!("{} failed against {url}: {:?}", scenario.id, result.outcome);
-            }
-            (scenario.id.clone(), result.passed())
-        })
-        .collect()
+    common::replay_audit_tests(settings(project, true), url).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

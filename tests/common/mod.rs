@@ -246,3 +246,29 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Runs the audit's regression tests (the scenarios under `scenarios/audit/`) against `url`:
+/// each one's id and whether it passed. A test that does not load fails the calling test.
+pub async fn replay_audit_tests(
+    settings: Settings,
+    url: &str,
+) -> std::collections::BTreeMap<String, bool> {
+    let selection = windup::Selection::load(&settings, Some("audit/"), false).unwrap();
+    if let Some(unloadable) = selection.unloadable.first() {
+        panic!("{}: {}", unloadable.file.display(), unloadable.error);
+    }
+    let finished = windup::Suite::new(settings, url.parse().unwrap())
+        .run(selection)
+        .await
+        .unwrap();
+    finished
+        .results
+        .iter()
+        .map(|(scenario, result)| {
+            if !result.passed() {
+                eprintln!("{} failed against {url}: {:?}", scenario.id, result.outcome);
+            }
+            (scenario.id.clone(), result.passed())
+        })
+        .collect()
+}
