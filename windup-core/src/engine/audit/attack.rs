@@ -308,34 +308,46 @@ async fn records(
         }) else {
             continue;
         };
-        let measured_visit = |a: &Action| {
-            a.kind == crate::plan::ActionKind::Goto
-                && a.url
-                    .as_deref()
-                    .is_some_and(|u| measured.iter().any(|m| m == u))
-                && a.id != more.since
-                && a.id != more.at
-        };
-        let suspect = Suspect::Records {
-            actions: actions
-                .iter()
-                .filter(|a| !measured_visit(a))
-                .cloned()
-                .collect(),
-            class: submit.class(),
-            invariant: Box::new(oracles::one_record(&more.selector, base.grew)),
-            since: more.since.clone(),
-            at: more.at.clone(),
-            seen: vec![format!(
-                "{} added {} rows to {} ({:?}) where one submission adds {}",
-                submit.what(),
-                more.grew,
-                more.location,
-                more.selector,
-                base.grew
-            )],
-        };
+        let suspect = duplicate(&actions, &measured, submit, base, more);
         judged.consider(lab, spend, suspect, &label).await;
+    }
+}
+
+/// The suspect of a duplicate record: `submit`'s actions without the visits of measured pages
+/// that do not count, and the rule that the list grows no more than `base` says.
+fn duplicate(
+    actions: &[Action],
+    measured: &[String],
+    submit: Submit,
+    base: &Growth,
+    more: &Growth,
+) -> Suspect {
+    let measured_visit = |a: &Action| {
+        a.kind == crate::plan::ActionKind::Goto
+            && a.url
+                .as_deref()
+                .is_some_and(|u| measured.iter().any(|m| m == u))
+            && a.id != more.since
+            && a.id != more.at
+    };
+    Suspect::Records {
+        actions: actions
+            .iter()
+            .filter(|a| !measured_visit(a))
+            .cloned()
+            .collect(),
+        class: submit.class(),
+        invariant: Box::new(oracles::one_record(&more.selector, base.grew)),
+        since: more.since.clone(),
+        at: more.at.clone(),
+        seen: vec![format!(
+            "{} added {} rows to {} ({:?}) where one submission adds {}",
+            submit.what(),
+            more.grew,
+            more.location,
+            more.selector,
+            base.grew
+        )],
     }
 }
 
