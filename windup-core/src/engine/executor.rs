@@ -428,12 +428,7 @@ impl<'a> Executor<'a> {
     /// A plan that checks a `holds` may read page events (errors, markers), so every document
     /// it opens is watched from its start; any other plan meets the page as it is.
     async fn watch_if_read(&self, scenario: &str, plan: &Plan) -> Result<(), Box<StepFailure>> {
-        let reads = plan.actions.iter().any(|a| {
-            a.expect
-                .iter()
-                .any(|c| matches!(c, crate::plan::Postcondition::Holds { .. }))
-        });
-        let watched = if reads {
+        let watched = if plan.actions.iter().any(Action::checks_holds) {
             self.session.watch_page_events().await
         } else {
             self.session.unwatch_page_events().await
@@ -503,11 +498,7 @@ impl<'a> Executor<'a> {
             for condition in &action.expect {
                 self.prepare_holds(scenario, &action.id, condition);
             }
-            if action
-                .expect
-                .iter()
-                .any(|c| matches!(c, Postcondition::Holds { .. }))
-            {
+            if action.checks_holds() {
                 self.baselines().facts.insert(
                     key(scenario, &action.id),
                     ActionFacts::at(&plan.actions, index),
@@ -572,11 +563,7 @@ impl<'a> Executor<'a> {
                 _ => None,
             })
             .collect();
-        let has_holds = action
-            .expect
-            .iter()
-            .any(|c| matches!(c, Postcondition::Holds { .. }));
-        if prepared.is_none() && !has_holds {
+        if prepared.is_none() && !action.checks_holds() {
             return Ok(());
         }
         let mut probes = prepared.unwrap_or_default();

@@ -187,18 +187,13 @@ async fn twice(
 }
 
 /// Whether exploration saw `actions` (the way to `page`, then more) end on another location.
+/// Exploration's ways are numbered, so these are too before they are compared.
 fn leaves(explored: &Explored, page: &Page, actions: &[Action]) -> bool {
-    let same = |a: &Action, b: &Action| {
-        a.kind == b.kind
-            && a.url == b.url
-            && a.value == b.value
-            && a.target.as_ref().map(|t| &t.selector) == b.target.as_ref().map(|t| &t.selector)
-    };
-    explored.transitions.iter().any(|(path, location)| {
-        path.len() == actions.len()
-            && path.iter().zip(actions).all(|(a, b)| same(a, b))
-            && *location != page.location
-    })
+    let actions = numbered(actions.to_vec());
+    explored
+        .transitions
+        .iter()
+        .any(|(path, location)| *path == actions && *location != page.location)
 }
 
 /// Runs an attack and hands every violation to the judge.

@@ -126,6 +126,13 @@ pub struct Action {
 
 /// What an action does; the wire name is [`ActionKind::as_str`].
 impl Action {
+    /// Whether one of its postconditions is a `holds` (a predicate over the page).
+    pub fn checks_holds(&self) -> bool {
+        self.expect
+            .iter()
+            .any(|c| matches!(c, Postcondition::Holds { .. }))
+    }
+
     /// An action of `kind` with nothing else set yet.
     pub fn new(id: impl Into<String>, kind: ActionKind) -> Self {
         Self {
