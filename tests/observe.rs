@@ -80,6 +80,10 @@ async fn api(UrlPath(name): UrlPath<String>) -> Response {
             tokio::time::sleep(Duration::from_millis(600)).await;
             (StatusCode::OK, "{}").into_response()
         }
+        "slow-image" => {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            (StatusCode::NOT_FOUND, "no such image").into_response()
+        }
         "fail" => (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":\"boom\"}").into_response(),
         _ => (StatusCode::NOT_FOUND, "no such thing").into_response(),
     }
@@ -174,6 +178,20 @@ const MARKED: &str = r#"<!doctype html><html><head><title>Marked</title></head><
 <p>Results for <img src="/missing.png" onerror="__windupMark('ran')"></p>
 </body></html>"#;
 
+/// A click saves, and the answer renders markup whose image fails slowly: its marker comes well
+/// after the request has ended. An image below the fold loads lazily and never starts.
+const RENDERED: &str = r#"<!doctype html><html><head><title>Rendered</title></head><body>
+<button id="save">Save</button><div id="out"></div>
+<div style="height:5000px"></div><img loading="lazy" src="/api/slow-image" alt="">
+<script>
+document.getElementById('save').addEventListener('click', () => {
+  fetch('/api/ok').then((r) => r.text()).then(() => {
+    document.getElementById('out').innerHTML =
+      '<p>Saved <img src="/api/slow-image" onerror="__windupMark(\'late\')"></p>';
+  });
+});
+</script></body></html>"#;
+
 const AFTER: &str =
     "<!doctype html><html><head><title>After</title></head><body><p>Thanks</p></body></html>";
 
@@ -227,6 +245,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "after.html" => ok(AFTER),
         "late.html" => ok(LATE),
         "marked.html" => ok(MARKED),
+        "rendered.html" => ok(RENDERED),
         "load-error.html" => ok(LOAD_ERROR),
         "server-error.html" => Some((StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR.to_owned())),
         "orders.html" => Some((StatusCode::OK, orders(0, false))),
@@ -543,6 +562,44 @@ async fn page_events_are_recorded_drained_once_and_kept_across_a_navigation() {
         strings(&["Uncaught Error: submit broke"])
     );
     assert_eq!(rig.observe(&[]).await.events, PageEvents::default());
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn a_quiet_look_waits_for_the_answer_and_the_image_it_renders() {
+    let rig = Rig::start().await;
+    rig.open("/rendered.html").await;
+    rig.session
+        .watch_page_events()
+        .await
+        .expect("the page is watched");
+    let probes: BTreeSet<Probe> = [Probe {
+        selector: "#out".into(),
+        field: Field::Text,
+    }]
+    .into();
+    let before = rig
+        .session
+        .observe_quiet(&probes, Duration::from_secs(10))
+        .await
+        .expect("the page is observed");
+    assert_eq!(
+        before.pending, 0,
+        "the lazy image off screen is not waited for"
+    );
+    rig.click("#save").await;
+    let seen = rig
+        .session
+        .observe_quiet(&probes, Duration::from_secs(10))
+        .await
+        .expect("the page is observed");
+    assert_eq!(seen.pending, 0, "the page is quiet: {seen:?}");
+    assert_eq!(texts(&seen, "#out", Field::Text), strings(&["Saved"]));
+    assert_eq!(
+        seen.events.markers,
+        strings(&["late"]),
+        "the marker of the image that failed after the answer"
+    );
     rig.close().await;
 }
 

@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 pub use backend::{BrowserKind, Capabilities, Names};
 pub use digest::{Control, FormInfo, PageDigest};
 pub use keys::Key;
+pub use observe::QUIET_LOOKS;
 pub use page::{Actionable, GateMode, Probe, ProbeState};
 pub use resolve::{Naming, Purpose, Resolved, Unresolved};
 

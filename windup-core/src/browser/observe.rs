@@ -31,6 +31,7 @@
 //! at most 100 events; later ones are not recorded until it is drained.
 
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::json;
@@ -53,6 +54,11 @@ static OBSERVER_NOW: Script = Script::new(|| {
 static OBSERVE: Script = Script::new(|| {
     scripts::with_helpers(&format!("{OBSERVER}\n{}", include_str!("js/observe.js")))
 });
+
+/// Looks in a row that found the page quiet (none of its own requests in flight, no image still
+/// loading, the document loaded) before what it shows is believed: the page updates in the
+/// handler of the answer it waited for, after the request itself has ended.
+pub const QUIET_LOOKS: u32 = 2;
 
 /// What the observe script answers; `found` is in the order of the probes sent.
 #[derive(Debug, Deserialize)]
@@ -104,6 +110,32 @@ impl Session {
             negative_amounts: answer.negative_amounts,
             pending: answer.pending,
         })
+    }
+
+    /// Looks at the page until [`QUIET_LOOKS`] looks in a row find it quiet, or `within` has
+    /// passed (then the last look is what the page is); the events of every look are kept.
+    /// A coupon checked by the server, a list saved, an injected image that fails: what a
+    /// person sees once the page has stopped working.
+    pub async fn observe_quiet(
+        &self,
+        probes: &BTreeSet<Probe>,
+        within: Duration,
+    ) -> Result<Observation, BrowserError> {
+        let deadline = Instant::now() + within;
+        let mut page = self.observe(probes).await?;
+        let mut quiet = u32::from(page.pending == 0);
+        while quiet < QUIET_LOOKS && Instant::now() < deadline {
+            // A page that was quiet is looked at again soon; one still busy, a little later.
+            let pause = if quiet > 0 { 20 } else { 50 };
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+            let mut next = self.observe(probes).await?;
+            let mut events = std::mem::take(&mut page.events);
+            events.absorb(std::mem::take(&mut next.events));
+            next.events = events;
+            page = next;
+            quiet = if page.pending == 0 { quiet + 1 } else { 0 };
+        }
+        Ok(page)
     }
 
     /// Watches every document of this session from its start: the observer is installed for

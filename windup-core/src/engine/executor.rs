@@ -592,7 +592,11 @@ impl<'a> Executor<'a> {
         };
         let mut baselines = self.baselines();
         let events = std::mem::take(&mut page.events);
-        verifier::absorb(baselines.events.entry(at.clone()).or_default(), events);
+        baselines
+            .events
+            .entry(at.clone())
+            .or_default()
+            .absorb(events);
         baselines.seen_after.insert(at, page);
         Ok(())
     }

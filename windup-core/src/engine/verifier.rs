@@ -8,7 +8,7 @@ use globset::GlobBuilder;
 use serde_json::{Value, json};
 use url::Url;
 
-use crate::browser::{BrowserError, Session};
+use crate::browser::{BrowserError, QUIET_LOOKS, Session};
 use crate::invariant::{
     ActionFacts, Observation, PageEvents, Predicate, Probe, VARIABLES, Verdict, location_of,
 };
@@ -169,10 +169,6 @@ struct HoldsChecks<'a> {
     quiet: std::cell::Cell<u32>,
 }
 
-/// Quiet looks in a row before a `holds` is believed: the page updates in the handler of the
-/// answer it was waiting for, after the request itself has ended.
-const QUIET_LOOKS: u32 = 2;
-
 impl<'a> HoldsChecks<'a> {
     fn new(conditions: &'a [Postcondition]) -> Self {
         let mut checks = Vec::new();
@@ -221,7 +217,7 @@ impl<'a> HoldsChecks<'a> {
             }
             Err(err) => return Err(err),
         };
-        absorb(&mut baseline.events, std::mem::take(&mut now.events));
+        baseline.events.absorb(std::mem::take(&mut now.events));
         now.events = baseline.events.clone();
         let quiet = if now.pending == 0 {
             self.quiet.get() + 1
@@ -337,14 +333,6 @@ fn variables_read(source: &str, page: &Observation) -> Vec<String> {
 }
 
 /// Adds the events of one look to those gathered before it.
-pub(crate) fn absorb(into: &mut PageEvents, from: PageEvents) {
-    into.errors.extend(from.errors);
-    into.console_errors.extend(from.console_errors);
-    into.dialogs.extend(from.dialogs);
-    into.failed_requests.extend(from.failed_requests);
-    into.markers.extend(from.markers);
-}
-
 fn page_check(condition: &Postcondition) -> Option<Value> {
     Some(match condition {
         Postcondition::ElementVisible { selector, .. } => {

@@ -144,6 +144,20 @@ function drainEvents() {
   }
   return events;
 }
+// What the page is still doing on its own: its requests in flight, each document still loading
+// (its images' errors come before its load event), and each image still loading, such as one
+// just rendered that will fail and run its `onerror`. An image left to load lazily is not
+// waited for: off screen, it may never start.
+function pending(docs) {
+  let count = window.__windupObserver ? window.__windupObserver.pending : 0;
+  for (const doc of docs) {
+    if (doc.readyState !== 'complete') count += 1;
+    for (const img of W.roots(doc).flatMap((r) => Array.from(r.querySelectorAll('img')))) {
+      if (!img.complete && img.loading !== 'lazy') count += 1;
+    }
+  }
+  return count;
+}
 const visibleDocs = documents(true);
 const found = probes.map((probe) => read(visibleDocs, probe));
 const { broken, negative } = scanTexts(visibleDocs);
@@ -154,9 +168,7 @@ return {
   status: nav && nav.responseStatus ? nav.responseStatus : 0,
   found,
   events: drainEvents(),
-  // The document itself counts while it loads: its images' errors come before its load event.
-  pending: (window.__windupObserver ? window.__windupObserver.pending : 0) +
-    (document.readyState === 'complete' ? 0 : 1),
+  pending: pending(visibleDocs),
   broken_texts: broken,
   negative_amounts: negative,
 };

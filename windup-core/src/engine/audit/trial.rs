@@ -188,31 +188,15 @@ impl Lab<'_> {
         run
     }
 
-    /// The page once the requests it has in flight are answered (a coupon checked by the
-    /// server, a list saved), within a few seconds: the events of every look are kept.
+    /// The page once it is quiet (see [`crate::browser::Session::observe_quiet`]), within a
+    /// few seconds: the events of every look are kept.
     pub(super) async fn settled(
         &self,
         probes: &BTreeSet<Probe>,
     ) -> Result<Observation, crate::browser::BrowserError> {
-        let mut page = self.session.observe(probes).await?;
-        if page.pending == 0 {
-            return Ok(page);
-        }
-        let deadline = Instant::now() + std::time::Duration::from_secs(3);
-        let mut answered = false;
-        while Instant::now() < deadline {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            let mut next = self.session.observe(probes).await?;
-            let events = std::mem::take(&mut page.events);
-            next.events = merged(events, next.events);
-            page = next;
-            // One more look after the last answer: the page updates in its handler.
-            if answered {
-                break;
-            }
-            answered = page.pending == 0;
-        }
-        Ok(page)
+        self.session
+            .observe_quiet(probes, std::time::Duration::from_secs(3))
+            .await
     }
 
     /// Carries on from where the session is, without a fresh start: `actions` run, then the
@@ -314,17 +298,4 @@ impl Lab<'_> {
             }
         }
     }
-}
-
-/// The page events of two looks, in order.
-fn merged(
-    mut first: crate::invariant::PageEvents,
-    then: crate::invariant::PageEvents,
-) -> crate::invariant::PageEvents {
-    first.errors.extend(then.errors);
-    first.console_errors.extend(then.console_errors);
-    first.dialogs.extend(then.dialogs);
-    first.failed_requests.extend(then.failed_requests);
-    first.markers.extend(then.markers);
-    first
 }

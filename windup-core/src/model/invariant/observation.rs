@@ -106,6 +106,15 @@ impl PageEvents {
     pub fn is_empty(&self) -> bool {
         self == &PageEvents::default()
     }
+
+    /// Adds the events of a later look after these.
+    pub fn absorb(&mut self, later: PageEvents) {
+        self.errors.extend(later.errors);
+        self.console_errors.extend(later.console_errors);
+        self.dialogs.extend(later.dialogs);
+        self.failed_requests.extend(later.failed_requests);
+        self.markers.extend(later.markers);
+    }
 }
 
 /// A request of the page that did not succeed.
