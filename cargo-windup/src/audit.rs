@@ -86,6 +86,11 @@ struct AuditArgs {
     /// Write no regression tests (findings are still stored).
     #[arg(long)]
     no_tests: bool,
+    /// Let the model of [llm] in windup.toml propose the app's rules, plan attacks on them and
+    /// judge what they break (it can only veto a violation the predicate found), within
+    /// max_calls_per_audit and max_usd_per_audit.
+    #[arg(long)]
+    model: bool,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -158,6 +163,7 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
         .budget(budget)
         .deny(&args.deny)
         .map_err(from_audit)?
+        .with_model(args.model)
         .reporter(AuditView::new());
     if let Some(dir) = invariants {
         audit = audit.invariants_dir(dir);

@@ -550,7 +550,7 @@ fn helpers() {
 
 #[test]
 fn llm_limits_and_the_key_are_read_once() {
-    let toml = "[llm]\nprovider = \"anthropic\"\nmax_calls_per_scenario = 2\nmax_usd_per_run = 0.25\ntimeout_ms = 1500\nsemantic_retries = 0\n";
+    let toml = "[llm]\nprovider = \"anthropic\"\nmax_calls_per_scenario = 2\nmax_usd_per_run = 0.25\nmax_calls_per_audit = 7\nmax_usd_per_audit = 0.5\ntimeout_ms = 1500\nsemantic_retries = 0\n";
     let env = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| " sk-ant-test ".to_owned());
     let settings = Settings::from_parts(Path::new("proj"), Some(toml), &env).unwrap();
     let llm = settings.llm.unwrap();
@@ -565,6 +565,8 @@ fn llm_limits_and_the_key_are_read_once() {
         LlmLimits {
             max_calls_per_scenario: 2,
             max_usd_per_run: 0.25,
+            max_calls_per_audit: 7,
+            max_usd_per_audit: 0.5,
             timeout: Duration::from_millis(1500),
             semantic_retries: 0,
             ..LlmLimits::default()

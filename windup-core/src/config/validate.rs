@@ -422,6 +422,17 @@ impl Rules<'_> {
                 "max_usd_per_run",
                 defaults.max_usd_per_run,
             )?,
+            max_calls_per_audit: count(
+                &layer.max_calls_per_audit,
+                "max_calls_per_audit",
+                0..=10_000,
+                defaults.max_calls_per_audit,
+            )?,
+            max_usd_per_audit: usd(
+                &layer.max_usd_per_audit,
+                "max_usd_per_audit",
+                defaults.max_usd_per_audit,
+            )?,
             timeout: Duration::from_millis(u64::from(count(
                 &layer.timeout_ms,
                 "timeout_ms",

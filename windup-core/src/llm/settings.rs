@@ -114,6 +114,10 @@ pub struct LlmLimits {
     pub max_usd_per_scenario: f64,
     /// USD one run's calls may cost (`max_usd_per_run`).
     pub max_usd_per_run: f64,
+    /// Model calls one audit may make: rules, attacks and judgements (`max_calls_per_audit`).
+    pub max_calls_per_audit: u32,
+    /// USD one audit's calls may cost (`max_usd_per_audit`).
+    pub max_usd_per_audit: f64,
     /// The deadline of one HTTP call (`timeout_ms`).
     pub timeout: Duration,
     /// Retries of a call that failed in transit: 429, 5xx, a timeout, a dropped connection
@@ -133,6 +137,8 @@ impl Default for LlmLimits {
             max_calls_per_run: 50,
             max_usd_per_scenario: 0.50,
             max_usd_per_run: 5.00,
+            max_calls_per_audit: 40,
+            max_usd_per_audit: 2.00,
             timeout: Duration::from_secs(60),
             retries: 3,
             semantic_retries: 2,

@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use url::Url;
 
 use crate::audit::{
-    Audit, AuditConfig, AuditOutcome, AuditWatcher, Budget, Deny, EmittedTest, Finding,
+    Audit, AuditConfig, AuditModel, AuditOutcome, AuditWatcher, Budget, Deny, EmittedTest, Finding,
     InvariantStatus, Login, Phase, write_test,
 };
 use crate::browser::{Browser, BrowserError};
@@ -20,6 +20,7 @@ use crate::config::Settings;
 use crate::events::{ActionInfo, Events, Reporter, RunEvent};
 use crate::invariant::{Invariant, InvariantError};
 use crate::plan::Action;
+use crate::planner::prompt::Redactor;
 use crate::secrets::Accounts;
 use crate::store::{
     self, AuditStore, Framework, NewFinding, NewRun, NewTest, RunId, RunStatus, StoreError,
@@ -39,6 +40,9 @@ pub enum AuditError {
     Browser(#[from] BrowserError),
     #[error("{0}")]
     Usage(String),
+    /// The audit was asked to use a model that cannot be set up.
+    #[error("the audit's model: {0}")]
+    Model(String),
 }
 
 /// An audit to run: the target, and what to hold it to.
@@ -51,6 +55,8 @@ pub struct AuditRun {
     emit_dir: Option<PathBuf>,
     reporters: Vec<Box<dyn Reporter>>,
     stop: Arc<AtomicBool>,
+    /// Whether the model of `[llm]` proposes rules, plans attacks and judges.
+    with_model: bool,
 }
 
 /// A finished audit.
@@ -89,7 +95,15 @@ impl AuditRun {
             emit_dir,
             reporters: Vec::new(),
             stop: Arc::new(AtomicBool::new(false)),
+            with_model: false,
         }
+    }
+
+    /// Lets the model of `[llm]` propose rules, plan attacks and judge what they break,
+    /// within the audit's model budgets (`max_calls_per_audit`, `max_usd_per_audit`).
+    pub fn with_model(mut self, on: bool) -> Self {
+        self.with_model = on;
+        self
     }
 
     pub fn seed(mut self, seed: u64) -> Self {
@@ -157,6 +171,7 @@ impl AuditRun {
     /// Runs the audit to its end (or its budget, or a stop).
     pub async fn run(mut self) -> Result<AuditFinished, AuditError> {
         self.prepare()?;
+        let model = self.model()?;
         let store = AuditStore::open(&self.store)?;
         let browser = Browser::launch(self.settings.browser_config()).await?;
         let session = browser.new_session().await?;
@@ -196,10 +211,15 @@ impl AuditRun {
             values: &values,
             watcher: &teller,
             stop: self.stop.as_ref(),
+            model: model.as_ref(),
         };
+        let started_at = crate::ledger::started_at(OffsetDateTime::now_utc());
         let outcome = audit.run().await;
         let _ = session.close().await;
         drop(browser);
+        if let Some(model) = &model {
+            teller.ledger(&self.settings, model, &outcome, started_at);
+        }
         teller.finish(&outcome)?;
         Ok(AuditFinished {
             run_id,
@@ -207,6 +227,35 @@ impl AuditRun {
             tests: teller.tests.into_inner().unwrap_or_else(|p| p.into_inner()),
             store: self.store,
         })
+    }
+
+    /// The audit's model, when it is asked for: `[llm]`'s client, the project's prices, and
+    /// every secret of the settings to redact.
+    fn model(&self) -> Result<Option<AuditModel>, AuditError> {
+        if !self.with_model {
+            return Ok(None);
+        }
+        let Some(llm) = &self.settings.llm else {
+            return Err(AuditError::Model(
+                "windup.toml has no [llm] section: add one (see docs/llm.md), or audit without \
+                 --model"
+                    .to_owned(),
+            ));
+        };
+        let client = crate::llm::client(llm).map_err(|err| AuditError::Model(err.to_string()))?;
+        let prices = crate::ledger::PriceTable::for_project(&self.settings.root)
+            .map_err(|err| AuditError::Model(err.to_string()))?;
+        let keys = self
+            .config
+            .login
+            .as_ref()
+            .map(|login| login.keys.clone())
+            .unwrap_or_default();
+        let redactor = Redactor::new(crate::secrets::all(&self.settings));
+        Ok(Some(
+            AuditModel::new(client, prices, llm.limits.clone(), redactor, keys)
+                .keep_prompts(self.settings.root.join(".windup").join("prompts")),
+        ))
     }
 
     /// Reads the invariants directory and the account, before anything starts.
@@ -269,6 +318,44 @@ impl Teller {
             self.failed(format!("an event was not stored: {err}"));
         }
         self.events.emit(event);
+    }
+
+    /// The model's calls as one ledger record of kind `audit`, each also told as an event.
+    fn ledger(
+        &self,
+        settings: &Settings,
+        model: &AuditModel,
+        outcome: &AuditOutcome,
+        started_at: String,
+    ) {
+        let calls = model.calls();
+        let prices = crate::ledger::PriceTable::for_project(&settings.root)
+            .unwrap_or_else(|_| crate::ledger::PriceTable::builtin());
+        let today = OffsetDateTime::now_utc().date();
+        let subject = format!("audit {}", self.run_id);
+        for call in &calls {
+            self.tell(RunEvent::ModelCall {
+                scenario: subject.clone(),
+                call: call.clone(),
+                cost_usd: prices.cost(call, today),
+            });
+        }
+        let record = crate::ledger::RunRecord {
+            run_id: crate::ledger::new_run_id(),
+            scenario_id: subject,
+            started_at,
+            duration_ms: crate::ledger::millis(outcome.runtime),
+            outcome: crate::ledger::Outcome::Passed,
+            failure_class: None,
+            cache: crate::ledger::CacheOutcome::Miss,
+            replan: None,
+            llm_calls: calls,
+            pages: Vec::new(),
+            kind: crate::ledger::RecordKind::Audit,
+        };
+        if let Err(err) = crate::ledger::Ledger::new(&settings.root).append(&record) {
+            self.failed(format!("the ledger was not written: {err}"));
+        }
     }
 
     fn finish(&self, outcome: &AuditOutcome) -> Result<(), AuditError> {

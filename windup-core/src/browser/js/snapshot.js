@@ -37,7 +37,10 @@ function walk(node, depth) {
   } else if (['P', 'TD', 'TH', 'LI', 'SPAN', 'STRONG', 'LABEL', 'DT', 'DD'].includes(node.tagName) && node.children.length === 0) {
     const text = W.squash(node.innerText);
     if (text && W.isVisible(node)) {
-      const line = '  '.repeat(depth) + 'text ' + quote(text.length > 80 ? text.slice(0, 80) + '…' : text);
+      // A stable hook on the text, so a rule or an expectation can read it by selector.
+      const testId = node.getAttribute('data-testid');
+      const hook = testId ? ` @ [data-testid="${testId}"]` : (node.id ? ` @ #${CSS.escape(node.id)}` : '');
+      const line = '  '.repeat(depth) + 'text ' + quote(text.length > 80 ? text.slice(0, 80) + '…' : text) + hook;
       lines.push(line); budget -= line.length;
     }
     return;

@@ -21,6 +21,8 @@ pub(super) struct Page {
     pub(super) location: String,
     /// Whether the way to it signs in.
     pub(super) signed_in: bool,
+    /// Its text outline, read only for a model to propose rules from.
+    pub(super) outline: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -83,11 +85,16 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
                 queue.push_back(longer);
             }
         }
+        let outline = match lab.model {
+            Some(_) => lab.session.snapshot().await.ok().map(|s| s.outline),
+            None => None,
+        };
         explored.pages.push(Page {
             path,
             digest,
             location,
             signed_in,
+            outline,
         });
     }
     explored

@@ -9,8 +9,9 @@ use crate::invariant::{Invariant, location_of};
 use crate::plan::Action;
 
 use super::emit;
+use super::model::{self, AuditModel, JUDGE_SCHEMA, JudgeWord, Purpose};
 use super::trial::{Budgeted, Extra, Lab, Run, Violation};
-use super::{Finding, InvariantStatus};
+use super::{Finding, InvariantStatus, Vetoed};
 
 /// Findings per invariant: one proven violation is what its regression test needs; more of
 /// the same rule broken would spend the budget on what is already known.
@@ -44,6 +45,8 @@ pub(super) enum Suspect {
 pub(super) struct Judged {
     pub(super) findings: Vec<Finding>,
     pub(super) unconfirmed: usize,
+    /// Proven violations the model's judge vetoed, kept as evidence.
+    pub(super) vetoed: Vec<Vetoed>,
     fingerprints: BTreeSet<String>,
     per_invariant: BTreeMap<String, usize>,
 }
@@ -112,11 +115,12 @@ impl Judged {
         // screenshot is the finding's evidence, and what it saw the finding's actual.
         let mut seen = seen;
         let mut screenshot = None;
+        let mut pages = (None, None);
         for attempt in 0..2 {
             let run = lab
                 .run(&actions, claim.extra().as_ref(), &[], spend, None)
                 .await;
-            let Some((_, again)) = claim.broken_in(&run) else {
+            let Some((at, again)) = claim.broken_in(&run) else {
                 self.unconfirmed += 1;
                 lab.watcher
                     .reasoning("It did not reproduce, so it does not count.");
@@ -125,6 +129,7 @@ impl Judged {
             if attempt == 1 {
                 seen = again;
                 screenshot = self.screenshot(lab).await;
+                pages = (run.pages.get(at).cloned(), run.pages.get(at + 1).cloned());
             }
         }
         // A record suspect is already short: the shortest known way to its form (the
@@ -140,7 +145,95 @@ impl Judged {
             fingerprint,
             class,
         };
-        self.record(lab, spend, &claim, proof, attack);
+        let word = match (lab.model, pages) {
+            (Some(model), (before, Some(after)))
+                if claim.invariant.source == crate::invariant::Source::Model =>
+            {
+                let evidence = Evidence {
+                    before: before.as_ref(),
+                    after: &after,
+                };
+                match self
+                    .judge(lab, model, spend, &claim, &proof, evidence)
+                    .await
+                {
+                    Some(word) if !word.violated => {
+                        self.veto(lab, &claim, proof, word);
+                        return;
+                    }
+                    word => word,
+                }
+            }
+            _ => None,
+        };
+        self.record(lab, spend, &claim, proof, attack, word);
+    }
+
+    /// Whether a finding already breaks the invariant `id`.
+    pub(super) fn broke(&self, id: &str) -> bool {
+        self.findings.iter().any(|f| f.invariant_id == id)
+    }
+
+    /// The model judge's word on a proven violation of one of its own rules; `None` when it
+    /// gave none (the predicate's verdict stands: the judge may only veto).
+    async fn judge(
+        &self,
+        lab: &Lab<'_>,
+        model: &AuditModel,
+        spend: &mut Budgeted<'_>,
+        claim: &Claim<'_>,
+        proof: &Proof,
+        evidence: Evidence<'_>,
+    ) -> Option<JudgeWord> {
+        let steps: Vec<String> = proof.actions.iter().map(emit::describe).collect();
+        let prompt = model::judge_prompt(
+            claim.invariant,
+            &steps,
+            evidence.before,
+            evidence.after,
+            &proof.seen,
+            model.redactor(),
+        );
+        let schema = model::judge_schema();
+        let left = spend.time_left();
+        let answer = model
+            .answer(
+                Purpose::Judge,
+                prompt,
+                (JUDGE_SCHEMA, &schema),
+                &|| left,
+                &mut model::read_judge,
+            )
+            .await;
+        match answer {
+            Ok(word) => Some(word),
+            Err(stop) => {
+                lab.watcher.reasoning(&format!(
+                    "The model gave no judgement, so the predicate's verdict stands: {stop}."
+                ));
+                if stop.stops_the_audit() {
+                    spend.stop_for_model(stop.to_string());
+                }
+                None
+            }
+        }
+    }
+
+    /// A violation the judge vetoed: kept with its reason, never a finding; its rule is not
+    /// attacked again.
+    fn veto(&mut self, lab: &Lab<'_>, claim: &Claim<'_>, proof: Proof, word: JudgeWord) {
+        lab.watcher.reasoning(&format!(
+            "The model's judge vetoed the violation of {:?}: {}",
+            claim.invariant.id, word.reason
+        ));
+        self.fingerprints.insert(proof.fingerprint);
+        *self.per_invariant.entry(proof.class).or_default() += PER_INVARIANT;
+        self.vetoed.push(Vetoed {
+            invariant_id: claim.invariant.id.clone(),
+            steps: proof.actions.iter().map(emit::describe).collect(),
+            seen: proof.seen,
+            reason: word.reason,
+        });
     }
 
     /// A proven, shrunk violation as a finding.
@@ -151,6 +244,7 @@ impl Judged {
         claim: &Claim<'_>,
         proof: Proof,
         attack: &str,
+        word: Option<JudgeWord>,
     ) {
         let Proof {
             actions,
@@ -170,6 +264,11 @@ impl Judged {
             first_seen: spend.first_seen.unwrap_or_default(),
         });
         finding.screenshots.extend(screenshot);
+        if let Some(word) = word {
+            finding.severity = word.severity;
+            finding.actual = format!("{} (the predicate saw: {})", word.actual, finding.actual);
+            finding.impact = word.impact;
+        }
         self.fingerprints.insert(fingerprint);
         *self.per_invariant.entry(class).or_default() += 1;
         lab.watcher.finding(&finding);
@@ -214,6 +313,12 @@ impl Judged {
             })
             .collect()
     }
+}
+
+/// The pages around a reproduced violation: before its last action, and after.
+struct Evidence<'a> {
+    before: Option<&'a crate::invariant::Observation>,
+    after: &'a crate::invariant::Observation,
 }
 
 /// A reproduced violation: its shrunk actions, what it saw, its fingerprint.

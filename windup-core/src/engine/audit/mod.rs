@@ -12,10 +12,12 @@ mod attack;
 mod emit;
 mod explore;
 mod judge;
+mod model;
 mod moves;
 mod oracles;
 mod rng;
 mod trial;
+mod with_model;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,6 +32,7 @@ use crate::invariant::{Invariant, Severity};
 use crate::plan::Action;
 
 pub use emit::{EmittedTest, write_test};
+pub use model::{AuditModel, ModelStop, Purpose, SentPrompt};
 pub use oracles::generic as generic_invariants;
 
 /// What to audit and how far to go.
@@ -240,6 +243,18 @@ pub struct Finding {
     pub found_after: Duration,
 }
 
+/// A proven violation of a model's rule that the model's judge vetoed: not a finding, kept as
+/// evidence with the judge's reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct Vetoed {
+    pub invariant_id: String,
+    /// The actions, in words.
+    pub steps: Vec<String>,
+    /// What the predicate saw.
+    pub seen: Vec<String>,
+    pub reason: String,
+}
+
 /// What an audit reports as it goes. Every method has a default that ignores it.
 pub trait AuditWatcher: Send + Sync {
     fn phase(&self, _phase: Phase) {}
@@ -270,8 +285,17 @@ pub struct AuditOutcome {
     pub attacks: usize,
     /// Violations seen that did not reproduce, so were not counted.
     pub unconfirmed: usize,
-    /// Why the audit stopped: `done`, `steps`, `time`, `stopped`.
+    /// Proven violations the model's judge vetoed.
+    pub vetoed: Vec<Vetoed>,
+    /// Model calls made, and what they cost at the price table's rates.
+    pub model_calls: u32,
+    pub model_usd: f64,
+    /// Why the audit stopped: `done`, `steps`, `time`, `stopped`, `model` (a budget of the
+    /// model's: calls, USD, or time for a call).
     pub stopped_by: String,
+    /// Why, in words, when a budget of the model stopped it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
     #[serde(serialize_with = "as_millis")]
     pub runtime: Duration,
 }
@@ -294,6 +318,9 @@ pub struct Audit<'a> {
     pub values: &'a dyn ValueSource,
     pub watcher: &'a dyn AuditWatcher,
     pub stop: &'a dyn StopSignal,
+    /// The model that proposes rules, plans attacks and judges; none, and the audit is
+    /// Windup's own oracles and moves alone.
+    pub model: Option<&'a AuditModel>,
 }
 
 impl Audit<'_> {
@@ -305,15 +332,7 @@ impl Audit<'_> {
         let options = self.exec_options();
         let mut state = trial::Budgeted::new(self.config.budget, started, self.stop);
         let reads = invariants.iter().flat_map(Invariant::probes).collect();
-        let lab = trial::Lab {
-            session: self.session,
-            options: &options,
-            values: self.values,
-            invariants: &invariants,
-            reads: &reads,
-            config: self.config,
-            watcher: self.watcher,
-        };
+        let lab = self.lab(&options, &invariants, &reads);
         self.watcher.phase(Phase::Explore);
         self.watcher.reasoning(&format!(
             "Exploring {} within {} page states, staying on its origin.",
@@ -321,21 +340,37 @@ impl Audit<'_> {
         ));
         let explored = explore::explore(&lab, &mut state).await;
         self.watcher.phase(Phase::Hypothesize);
+        let proposed = match self.model {
+            Some(model) if !state.exhausted() => {
+                with_model::rules(&lab, model, &explored, &mut state).await
+            }
+            _ => Vec::new(),
+        };
+        let from_model = proposed.len();
+        invariants.extend(proposed);
         for invariant in &invariants {
             self.watcher
                 .invariant(invariant, &InvariantStatus::Unbroken);
         }
         self.watcher.reasoning(&format!(
-            "{} invariants to hold: {} generic oracles and {} written for this app.",
+            "{} invariants to hold: {} generic oracles, {} written for this app and {} proposed \
+             by the model.",
             invariants.len(),
-            invariants.len() - self.config.invariants.len(),
-            self.config.invariants.len()
+            invariants.len() - self.config.invariants.len() - from_model,
+            self.config.invariants.len(),
+            from_model
         ));
+        let reads = invariants.iter().flat_map(Invariant::probes).collect();
+        let lab = self.lab(&options, &invariants, &reads);
         self.watcher.phase(Phase::Attack);
         let mut judged = judge::Judged::default();
+        if let Some(model) = self.model {
+            with_model::attacks(&lab, model, &explored, &mut state, &mut judged).await;
+        }
         attack::attack(&lab, &explored, &mut state, &mut judged).await;
         self.watcher.phase(Phase::Report);
         let statuses = judged.statuses(&invariants, &state.invalid);
+        let spent = self.model.map(AuditModel::spent).unwrap_or_default();
         AuditOutcome {
             findings: judged.findings,
             invariants: invariants.into_iter().zip(statuses).collect(),
@@ -343,8 +378,30 @@ impl Audit<'_> {
             actions: state.actions,
             attacks: state.attacks,
             unconfirmed: judged.unconfirmed,
+            vetoed: judged.vetoed,
+            model_calls: spent.calls,
+            model_usd: spent.usd,
             stopped_by: state.stopped_by().to_owned(),
+            stop_reason: state.reason.clone(),
             runtime: started.elapsed(),
+        }
+    }
+
+    fn lab<'b>(
+        &'b self,
+        options: &'b ExecOptions,
+        invariants: &'b [Invariant],
+        reads: &'b std::collections::BTreeSet<crate::invariant::Probe>,
+    ) -> trial::Lab<'b> {
+        trial::Lab {
+            session: self.session,
+            options,
+            values: self.values,
+            invariants,
+            reads,
+            config: self.config,
+            watcher: self.watcher,
+            model: self.model,
         }
     }
 

@@ -25,6 +25,8 @@ pub(super) struct Lab<'a> {
     pub(super) reads: &'a BTreeSet<Probe>,
     pub(super) config: &'a AuditConfig,
     pub(super) watcher: &'a dyn AuditWatcher,
+    /// The model, when the audit has one: it proposes rules, plans attacks and judges.
+    pub(super) model: Option<&'a super::AuditModel>,
 }
 
 /// The audit's spending against its budget.
@@ -35,6 +37,8 @@ pub(super) struct Budgeted<'a> {
     pub(super) actions: usize,
     pub(super) attacks: usize,
     stopped: Option<&'static str>,
+    /// Why, in words, when a budget of the model stopped it.
+    pub(super) reason: Option<String>,
     /// Invariants found not to evaluate on this app, by index, with the error.
     pub(super) invalid: BTreeMap<usize, String>,
     /// Actions done before the first violation was seen, and when.
@@ -50,6 +54,7 @@ impl<'a> Budgeted<'a> {
             actions: 0,
             attacks: 0,
             stopped: None,
+            reason: None,
             invalid: BTreeMap::new(),
             first_seen: None,
         }
@@ -71,6 +76,19 @@ impl<'a> Budgeted<'a> {
             }
         }
         self.stopped.is_some()
+    }
+
+    /// Stops the audit for a budget of the model (`model`), saying why.
+    pub(super) fn stop_for_model(&mut self, why: String) {
+        if self.stopped.is_none() {
+            self.stopped = Some("model");
+            self.reason = Some(why);
+        }
+    }
+
+    /// The audit's wall time not yet spent.
+    pub(super) fn time_left(&self) -> std::time::Duration {
+        self.budget.time.saturating_sub(self.started.elapsed())
     }
 
     pub(super) fn stopped_by(&self) -> &'static str {

@@ -111,6 +111,8 @@ pub enum RecordKind {
     Run,
     /// Model calls after a run, about it.
     Summary,
+    /// The model calls of an audit (`cargo windup audit --model`): costs, not a scenario run.
+    Audit,
 }
 
 impl RecordKind {

@@ -67,36 +67,7 @@ impl RunSpend {
         request: &Request<'_>,
         scenario: &Spent,
     ) -> Result<(), BudgetExceeded> {
-        let provider = client.provider();
-        let model = client.model();
-        let today = OffsetDateTime::now_utc().date();
-        let price = match prices.price_for(provider, model, today) {
-            Some(price) => price,
-            // A local server costs nothing unless the project prices it.
-            None if provider == Provider::OpenAiCompatible.as_str() => crate::ledger::Price {
-                input: 0.0,
-                output: 0.0,
-            },
-            None => {
-                return Err(BudgetExceeded::Unpriced {
-                    provider: provider.to_owned(),
-                    model: model.to_owned(),
-                    on: today,
-                });
-            }
-        };
-        let chars: usize = request.prompt.system.len()
-            + request
-                .prompt
-                .messages
-                .iter()
-                .map(|m| m.text.len())
-                .sum::<usize>()
-            + request.schema.to_string().len();
-        let worst = price.cost(
-            (chars as u64).div_ceil(3),
-            u64::from(request.max_output_tokens),
-        );
+        let worst = worst_cost(client, prices, request)?;
         let run = *self.spent.lock().unwrap_or_else(|p| p.into_inner());
         let calls = |scope, spent: &Spent, allowed| {
             (spent.calls + 1 > allowed).then_some(BudgetExceeded::Calls {
@@ -121,11 +92,51 @@ impl RunSpend {
     }
 }
 
+/// The most `request` can cost: a prompt of one token per 3 characters and the whole output
+/// allowance, at today's price of the client's model. A model without a price cannot be held
+/// to a budget, except a local server's, which costs nothing unless the project prices it.
+pub fn worst_cost(
+    client: &dyn LlmClient,
+    prices: &PriceTable,
+    request: &Request<'_>,
+) -> Result<f64, BudgetExceeded> {
+    let provider = client.provider();
+    let model = client.model();
+    let today = OffsetDateTime::now_utc().date();
+    let price = match prices.price_for(provider, model, today) {
+        Some(price) => price,
+        None if provider == Provider::OpenAiCompatible.as_str() => crate::ledger::Price {
+            input: 0.0,
+            output: 0.0,
+        },
+        None => {
+            return Err(BudgetExceeded::Unpriced {
+                provider: provider.to_owned(),
+                model: model.to_owned(),
+                on: today,
+            });
+        }
+    };
+    let chars: usize = request.prompt.system.len()
+        + request
+            .prompt
+            .messages
+            .iter()
+            .map(|m| m.text.len())
+            .sum::<usize>()
+        + request.schema.to_string().len();
+    Ok(price.cost(
+        (chars as u64).div_ceil(3),
+        u64::from(request.max_output_tokens),
+    ))
+}
+
 /// What a budget applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     Scenario,
     Run,
+    Audit,
 }
 
 impl Scope {
@@ -133,6 +144,7 @@ impl Scope {
         match self {
             Scope::Scenario => "scenario",
             Scope::Run => "run",
+            Scope::Audit => "audit",
         }
     }
 }

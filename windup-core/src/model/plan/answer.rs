@@ -183,45 +183,46 @@ fn postcondition() -> Value {
     json!({ "anyOf": shapes })
 }
 
+/// Checks, in tests, that a schema suits the strictest structured-output mode: every object
+/// closed and requiring all its properties, and no keyword outside strict mode's subset.
+#[cfg(test)]
+pub(crate) fn check_strict(schema: &Value, at: &str) {
+    match schema {
+        Value::Object(map) => {
+            for keyword in ["allOf", "oneOf", "not", "if", "then", "else", "$ref"] {
+                assert!(!map.contains_key(keyword), "{keyword} at {at}");
+            }
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                assert_eq!(
+                    map.get("additionalProperties"),
+                    Some(&json!(false)),
+                    "at {at}"
+                );
+                let required: Vec<&str> = map["required"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
+                let keys: Vec<&str> = properties.keys().map(String::as_str).collect();
+                assert_eq!(required, keys, "at {at}");
+            }
+            for (key, value) in map {
+                check_strict(value, &format!("{at}/{key}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                check_strict(item, &format!("{at}/{i}"));
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every object in the schema is closed and requires all its properties, and no keyword
-    /// outside strict mode's subset appears.
-    fn check_strict(schema: &Value, at: &str) {
-        match schema {
-            Value::Object(map) => {
-                for keyword in ["allOf", "oneOf", "not", "if", "then", "else", "$ref"] {
-                    assert!(!map.contains_key(keyword), "{keyword} at {at}");
-                }
-                if let Some(Value::Object(properties)) = map.get("properties") {
-                    assert_eq!(
-                        map.get("additionalProperties"),
-                        Some(&json!(false)),
-                        "at {at}"
-                    );
-                    let required: Vec<&str> = map["required"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|v| v.as_str().unwrap())
-                        .collect();
-                    let keys: Vec<&str> = properties.keys().map(String::as_str).collect();
-                    assert_eq!(required, keys, "at {at}");
-                }
-                for (key, value) in map {
-                    check_strict(value, &format!("{at}/{key}"));
-                }
-            }
-            Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    check_strict(item, &format!("{at}/{i}"));
-                }
-            }
-            _ => {}
-        }
-    }
 
     #[test]
     fn the_answer_schema_suits_strict_structured_output() {

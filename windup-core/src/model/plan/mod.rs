@@ -15,6 +15,8 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+pub(crate) use answer::check_strict;
 pub use answer::{Envelope, answer_schema, plan_from_answer};
 pub use error::{ActionRef, PlanError, Problem, Rule};
 pub use rules::{Rules, key_names, validate};

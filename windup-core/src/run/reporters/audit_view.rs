@@ -90,6 +90,26 @@ pub fn summary(finished: &AuditFinished) -> Vec<Line> {
             ),
         ),
     ];
+    if let Some(reason) = &outcome.stop_reason {
+        out.push(Line::new(Tone::Plain, format!("  {reason}")));
+    }
+    if outcome.model_calls > 0 {
+        out.push(Line::new(
+            Tone::Plain,
+            format!(
+                "  the model: {}, ${:.4}; {} vetoed by its judge, kept as evidence",
+                count(outcome.model_calls as usize, "call"),
+                outcome.model_usd,
+                count(outcome.vetoed.len(), "violation")
+            ),
+        ));
+        for vetoed in &outcome.vetoed {
+            out.push(Line::new(
+                Tone::Plain,
+                format!("    {}: {}", vetoed.invariant_id, vetoed.reason),
+            ));
+        }
+    }
     if outcome.unconfirmed > 0 {
         out.push(Line::new(
             Tone::Plain,
@@ -350,6 +370,7 @@ fn why_stopped(stopped_by: &str) -> String {
         "steps" => "the step budget ran out".to_owned(),
         "time" => "the time budget ran out".to_owned(),
         "stopped" => "stopped on request".to_owned(),
+        "model" => "a budget of the model".to_owned(),
         other => other.to_owned(),
     }
 }
