@@ -179,12 +179,7 @@ async fn plan(
     page: &Page,
     spend: &mut Budgeted<'_>,
 ) -> Option<PlannedAttack> {
-    let prompt = model::attack_prompt(
-        invariant,
-        &shown(page),
-        model.account_keys(),
-        model.redactor(),
-    );
+    let prompt = model::attack_prompt(invariant, &shown(page), model.redactor());
     let schema = model::attack_schema();
     let time_left = spend.time_left();
     let answer = model

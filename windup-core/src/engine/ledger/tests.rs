@@ -680,3 +680,35 @@ fn summary_records_cost_but_are_not_runs() {
     assert!(line.ends_with(",\"kind\":\"summary\"}"), "{line}");
     assert!(!serde_json::to_string(&records[0]).unwrap().contains("kind"));
 }
+
+#[test]
+fn an_audit_s_calls_cost_beside_the_runs_under_the_audit_s_name() {
+    let mut records = history();
+    let before = costs(&records, &test_prices(), None, GroupBy::Scenario);
+    let mut audit = run(
+        "audit #A-1001",
+        "2025-03-02T10:00:00Z",
+        CacheOutcome::Miss,
+        vec![
+            call("openai", "mini", 1000, 100),
+            call("openai", "mini", 2000, 200),
+        ],
+    );
+    audit.kind = super::RecordKind::Audit;
+    records.push(audit);
+    let after = costs(&records, &test_prices(), None, GroupBy::Scenario);
+    assert_eq!(
+        after.total.runs, before.total.runs,
+        "an audit is not a scenario run"
+    );
+    assert_eq!(after.total.llm_calls, before.total.llm_calls + 2);
+    let row = after
+        .rows
+        .iter()
+        .find(|r| r.group == "audit #A-1001")
+        .expect("the audit has its row");
+    assert_eq!(row.llm_calls, 2);
+    assert!(row.usd > 0.0);
+    let line = serde_json::to_string(&records[records.len() - 1]).unwrap();
+    assert!(line.ends_with(",\"kind\":\"audit\"}"), "{line}");
+}

@@ -248,6 +248,13 @@ pub(crate) fn read_attack(
             plan.actions.len()
         )]);
     }
+    if let Some(action) = plan.actions.iter().find(|a| a.value_ref.is_some()) {
+        return Err(vec![format!(
+            "action {}: an attack types no account value (the audit signs in on its own); \
+             give a plain value or leave the field alone",
+            action.id
+        )]);
+    }
     if plan.actions.iter().any(|a| a.kind == plan::ActionKind::Use) {
         return Err(vec![
             "an attack cannot `use` a fragment; write its actions out".to_owned(),
@@ -351,6 +358,12 @@ mod tests {
         });
         let problems = read_attack(&fills_a_secret.to_string(), "x", &[]).unwrap_err();
         assert!(problems[0].contains("value_ref"), "{problems:?}");
+        let problems =
+            read_attack(&fills_a_secret.to_string(), "x", &["email".to_owned()]).unwrap_err();
+        assert!(
+            problems[0].contains("types no account value"),
+            "{problems:?}"
+        );
         let long: Vec<Value> = (1..=13).map(|n| click(&format!("a{n}"), "#add")).collect();
         let answer = json!({ "invariant_id": "x", "rationale": "", "actions": long, "watch": [] });
         let problems = read_attack(&answer.to_string(), "x", &[]).unwrap_err();

@@ -96,25 +96,13 @@ pub(crate) fn rules_prompt(
     prompt(RULES, text, redactor)
 }
 
-/// What the model reads to attack one rule: the rule, the page the browser has open, and the
-/// account keys it may name.
+/// What the model reads to attack one rule: the rule and the page the browser has open.
 pub(crate) fn attack_prompt(
     invariant: &Invariant,
     page: &Shown<'_>,
-    account_keys: &[String],
     redactor: &Redactor,
 ) -> Prompt {
     let mut text = rule_text(invariant);
-    match account_keys {
-        [] => text.push_str("Account keys: none.\n"),
-        keys => {
-            let refs: Vec<String> = keys.iter().map(|k| format!("account.{k}")).collect();
-            text.push_str(&format!(
-                "Account keys (use as value_ref; their values are never shown): {}\n",
-                refs.join(", ")
-            ));
-        }
-    }
     text.push_str("\nThe browser has this page open:\n");
     text.push_str(&page_text(page));
     prompt(ATTACK, text, redactor)
@@ -255,7 +243,7 @@ mod tests {
         let held: Vec<&Invariant> = held.iter().collect();
         let rules = rules_prompt(&[shown(&digest)], &held, &redactor());
         insta::assert_snapshot!("audit_rules_prompt", render(&rules));
-        let attack = attack_prompt(&rule(), &shown(&digest), &["email".to_owned()], &redactor());
+        let attack = attack_prompt(&rule(), &shown(&digest), &redactor());
         insta::assert_snapshot!("audit_attack_prompt", render(&attack));
         let steps = [
             "go to /products/rust-mug".to_owned(),
