@@ -44,8 +44,8 @@ fn settings_with(
         Wire::Anthropic => ("anthropic", "/v1", "claude-haiku-4-5", "ANTHROPIC_API_KEY"),
     };
     let toml = format!(
-        "[accounts.demo]\nemail = \"SHOP_EMAIL\"\npassword = \"SHOP_PASSWORD\"\n\
-         [llm]\nprovider = \"{provider}\"\nmodel = \"{model}\"\nbase_url = \"{}{root}\"\n{extra}",
+        "{}[llm]\nprovider = \"{provider}\"\nmodel = \"{model}\"\nbase_url = \"{}{root}\"\n{extra}",
+        common::SHOP_ACCOUNT_TOML,
         fake.url()
     );
     let env = move |name: &str| match name {
@@ -53,13 +53,7 @@ fn settings_with(
         _ if name == key => Some("fake-key-for-tests".to_owned()),
         _ => None,
     };
-    let mut settings = project.settings_with(&toml, &env);
-    settings.env_file = settings
-        .env_file
-        .clone()
-        .with("SHOP_EMAIL", windup_shop::DEMO_EMAIL)
-        .with("SHOP_PASSWORD", windup_shop::DEMO_PASSWORD);
-    settings
+    common::with_shop_account(project.settings_with(&toml, &env))
 }
 
 /// The rule a reader of the cart states, and the generic oracles cannot.

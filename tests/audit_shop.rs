@@ -25,15 +25,8 @@ fn budget() -> Budget {
 
 /// The project's settings with the shop's public demo account as `[accounts.demo]`.
 fn settings(project: &Project, ci: bool) -> Settings {
-    let toml = "[accounts.demo]\nemail = \"SHOP_EMAIL\"\npassword = \"SHOP_PASSWORD\"\n";
     let env = move |name: &str| (ci && name == "CI").then(|| "true".to_owned());
-    let mut settings = project.settings_with(toml, &env);
-    settings.env_file = settings
-        .env_file
-        .clone()
-        .with("SHOP_EMAIL", windup_shop::DEMO_EMAIL)
-        .with("SHOP_PASSWORD", windup_shop::DEMO_PASSWORD);
-    settings
+    common::with_shop_account(project.settings_with(common::SHOP_ACCOUNT_TOML, &env))
 }
 
 async fn shop(bugs: BugSet) -> windup_shop::RunningShop {

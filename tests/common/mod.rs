@@ -272,3 +272,18 @@ pub async fn replay_audit_tests(
         })
         .collect()
 }
+
+/// `[accounts.demo]` as the shop's public demo account: the TOML table, to put in a test's
+/// settings, and the values its variables read, set on those settings.
+pub const SHOP_ACCOUNT_TOML: &str =
+    "[accounts.demo]\nemail = \"SHOP_EMAIL\"\npassword = \"SHOP_PASSWORD\"\n";
+
+/// Settings that hold [`SHOP_ACCOUNT_TOML`], given the shop's demo values.
+pub fn with_shop_account(mut settings: Settings) -> Settings {
+    settings.env_file = settings
+        .env_file
+        .clone()
+        .with("SHOP_EMAIL", windup_shop::DEMO_EMAIL)
+        .with("SHOP_PASSWORD", windup_shop::DEMO_PASSWORD);
+    settings
+}

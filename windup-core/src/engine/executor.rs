@@ -45,6 +45,16 @@ impl ExecOptions {
             visits: true,
         }
     }
+
+    /// Whether a plan may open `url`: the base URL's origin, or one of the allowed origins.
+    pub fn allows(&self, url: &Url) -> bool {
+        let origin = url.origin().ascii_serialization();
+        url.origin() == self.base_url.origin()
+            || self
+                .allowed_origins
+                .iter()
+                .any(|o| o.trim_end_matches('/') == origin)
+    }
 }
 
 /// Resolves a `value_ref` (`account.password`) at the moment it is typed. The value is handed
@@ -913,19 +923,13 @@ impl<'a> Executor<'a> {
             self.options.base_url.join(raw).map_err(|err| {
                 FailureCause::Refused(format!("{raw:?} is not a valid URL ({err})"))
             })?;
-        let origin = url.origin().ascii_serialization();
-        let allowed = url.origin() == self.options.base_url.origin()
-            || self
-                .options
-                .allowed_origins
-                .iter()
-                .any(|o| o.trim_end_matches('/') == origin);
-        if allowed {
+        if self.options.allows(&url) {
             Ok(url)
         } else {
             Err(FailureCause::Refused(format!(
-                "refusing to open {url}: {origin} is not the scenario's origin ({}); \
+                "refusing to open {url}: {} is not the scenario's origin ({}); \
                  add it to the allowed origins in windup.toml if it should be",
+                url.origin().ascii_serialization(),
                 self.options.base_url.origin().ascii_serialization()
             )))
         }

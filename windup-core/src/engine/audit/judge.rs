@@ -195,13 +195,12 @@ impl Judged {
             model.redactor(),
         );
         let schema = model::judge_schema();
-        let left = spend.time_left();
         let answer = model
             .answer(
                 Purpose::Judge,
                 prompt,
                 (JUDGE_SCHEMA, &schema),
-                &|| left,
+                spend.time_left(),
                 &mut model::read_judge,
             )
             .await;

@@ -4,8 +4,6 @@
 
 use std::collections::BTreeSet;
 
-use url::Url;
-
 use crate::invariant::{Invariant, Probe};
 use crate::plan::{Action, ActionKind};
 
@@ -181,13 +179,12 @@ async fn plan(
 ) -> Option<PlannedAttack> {
     let prompt = model::attack_prompt(invariant, &shown(page), model.redactor());
     let schema = model::attack_schema();
-    let time_left = spend.time_left();
     let answer = model
         .answer(
             Purpose::Attack,
             prompt,
             (ATTACK_SCHEMA, &schema),
-            &|| time_left,
+            spend.time_left(),
             &mut |text: &str| model::read_attack(text, &invariant.id, model.account_keys()),
         )
         .await;
@@ -255,13 +252,13 @@ fn allowed(lab: &Lab<'_>, actions: &[Action]) -> Result<(), String> {
     for action in actions {
         if action.kind == ActionKind::Goto {
             let url = action.url.as_deref().unwrap_or("");
-            let Ok(to) = config.target.join(url) else {
+            let Ok(to) = lab.options.base_url.join(url) else {
                 return Err(format!(
                     "action {} goes to {url:?}, which is not a URL",
                     action.id
                 ));
             };
-            if !same_or_allowed(&to, &config.target, &config.allowed_origins) {
+            if !lab.options.allows(&to) {
                 return Err(format!(
                     "action {} goes to {}, off the audited origin",
                     action.id,
@@ -289,9 +286,4 @@ fn allowed(lab: &Lab<'_>, actions: &[Action]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn same_or_allowed(to: &Url, target: &Url, allowed: &[String]) -> bool {
-    let origin = to.origin().ascii_serialization();
-    to.origin() == target.origin() || allowed.iter().any(|a| a.trim_end_matches('/') == origin)
 }

@@ -65,7 +65,8 @@ fn string(description: &str) -> Value {
     json!({ "type": "string", "description": description })
 }
 
-fn closed(properties: Map<String, Value>) -> Value {
+/// An object schema for strict mode: closed, with every property required.
+pub(crate) fn closed(properties: Map<String, Value>) -> Value {
     let required: Vec<&String> = properties.keys().collect();
     json!({
         "type": "object",

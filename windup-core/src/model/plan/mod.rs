@@ -17,6 +17,7 @@ mod tests;
 
 #[cfg(test)]
 pub(crate) use answer::check_strict;
+pub(crate) use answer::closed as strict_object;
 pub use answer::{Envelope, answer_schema, plan_from_answer};
 pub use error::{ActionRef, PlanError, Problem, Rule};
 pub use rules::{Rules, key_names, validate};

@@ -4,7 +4,7 @@
 //! that fails them goes back to the model with its problems, as a plan does.
 
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::invariant::{Invariant, Predicate, Severity, Source, Surface};
 use crate::plan::{self, Action, Envelope, GeneratedBy, PlannerKind, Rules};
@@ -19,18 +19,8 @@ pub(crate) const MAX_RULES: usize = 8;
 /// The most actions one attack may take.
 pub(crate) const MAX_ATTACK_ACTIONS: usize = 12;
 
-fn closed(properties: Map<String, Value>) -> Value {
-    let required: Vec<&String> = properties.keys().collect();
-    json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": required,
-        "properties": properties,
-    })
-}
-
 fn object(fields: &[(&str, Value)]) -> Value {
-    closed(
+    plan::strict_object(
         fields
             .iter()
             .map(|(name, schema)| ((*name).to_owned(), schema.clone()))

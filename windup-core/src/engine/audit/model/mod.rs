@@ -310,22 +310,21 @@ impl AuditModel {
     }
 
     /// Asks until `read` takes an answer, feeding each answer's problems back, at most
-    /// `semantic_retries` more times. `left` tells the audit's time left before each call.
+    /// `semantic_retries` more times. `left` is the audit's time left when asked: each call
+    /// must fit in it.
     pub(crate) async fn answer<T>(
         &self,
         purpose: Purpose,
         mut prompt: Prompt,
         schema: (&str, &Value),
-        left: &dyn Fn() -> Duration,
+        left: Duration,
         read: &mut dyn FnMut(&str) -> Result<T, Vec<String>>,
     ) -> Result<T, ModelStop> {
         let answers = 1 + self.limits.semantic_retries;
         let mut problems = Vec::new();
         for n in 0..answers {
             let retry = (n > 0).then_some(RetryKind::Semantic);
-            let text = self
-                .ask_once(purpose, &prompt, schema, retry, left())
-                .await?;
+            let text = self.ask_once(purpose, &prompt, schema, retry, left).await?;
             match read(&text) {
                 Ok(value) => return Ok(value),
                 Err(found) => problems = found,
