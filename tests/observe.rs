@@ -192,6 +192,20 @@ document.getElementById('save').addEventListener('click', () => {
 });
 </script></body></html>"#;
 
+/// A link that navigates a moment after its click (as links that first send an analytics beacon
+/// do), to a page whose image keeps its document loading well after its text is shown.
+const LEAVE: &str = r#"<!doctype html><html><head><title>Leave</title></head><body>
+<a id="go" href="/arrive.html">Go on</a>
+<script>
+document.getElementById('go').addEventListener('click', (event) => {
+  event.preventDefault();
+  setTimeout(() => { location.href = event.target.href; }, 50);
+});
+</script></body></html>"#;
+
+const ARRIVE: &str = r#"<!doctype html><html><head><title>Arrive</title></head><body>
+<p>Arrived</p><img src="/api/slow-image" alt=""></body></html>"#;
+
 const AFTER: &str =
     "<!doctype html><html><head><title>After</title></head><body><p>Thanks</p></body></html>";
 
@@ -243,6 +257,8 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "broken.html" => ok(BROKEN),
         "events.html" => ok(EVENTS),
         "after.html" => ok(AFTER),
+        "leave.html" => ok(LEAVE),
+        "arrive.html" => ok(ARRIVE),
         "late.html" => ok(LATE),
         "marked.html" => ok(MARKED),
         "rendered.html" => ok(RENDERED),
@@ -877,5 +893,32 @@ async fn holds_steps_plan_offline_into_holds_postconditions_that_replay() {
             .ends_with(r#"it is false: count(".order") = 4; before.count(".order") = 2"#),
         "{failure}"
     );
+    rig.close().await;
+}
+
+/// The last step lands, a moment after its click, on the page the scenario's expectation is
+/// about: planning records that page as replaying does (planning once missed it, as it looks at
+/// the page before the expectation waits for it).
+#[tokio::test]
+async fn the_page_a_run_ends_on_is_recorded_when_planned_and_when_replayed() {
+    let rig = Rig::start().await;
+    let scenario = windup::engine::scenario::parse(
+        "task: Go on.\nstart_url: /leave.html\nsteps:\n  - click \"Go on\"\nexpect:\n  - text \"Arrived\"\n",
+        Path::new("scenarios/arrive.yaml"),
+        Path::new("scenarios"),
+    )
+    .unwrap_or_else(|e| panic!("the scenario parses: {e}"));
+    let executor = rig.executor();
+    let paths = || -> Vec<String> { executor.take_visits().into_iter().map(|v| v.path).collect() };
+    let planned = OfflinePlanner
+        .plan(&scenario, &executor)
+        .await
+        .unwrap_or_else(|failure| panic!("the scenario plans: {failure}"));
+    assert_eq!(paths(), ["/leave.html", "/arrive.html"], "planned");
+    executor
+        .run(&planned.plan)
+        .await
+        .unwrap_or_else(|failure| panic!("the plan replays: {failure}"));
+    assert_eq!(paths(), ["/leave.html", "/arrive.html"], "replayed");
     rig.close().await;
 }

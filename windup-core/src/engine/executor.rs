@@ -294,8 +294,9 @@ impl<'a> Executor<'a> {
 
     /// Records the current page when the path changed since the last page recorded: one URL
     /// read per step, and one snapshot per new page. Recording is collection, never a verdict:
-    /// a page that cannot be read now is simply not recorded.
-    async fn observe(&self, scenario: &str) {
+    /// a page that cannot be read now is simply not recorded. A planner looks once more when
+    /// a run ends, after the scenario's expectations have waited for the page they are about.
+    pub(crate) async fn observe(&self, scenario: &str) {
         if !self.options.visits {
             return;
         }

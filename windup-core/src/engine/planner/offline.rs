@@ -33,6 +33,7 @@ impl PlannedRun {
         started: Instant,
         executor: &Executor<'_>,
     ) -> Self {
+        executor.observe(&plan.scenario_id).await;
         let final_url = executor
             .session()
             .current_url()
