@@ -2,13 +2,20 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
 use reqwest::StatusCode;
-use reqwest::header::LOCATION;
+use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
 use windup_shop::{BugSet, Markup, RunningShop, ShopOptions};
 
+/// The shopper keeps the shop's cookies itself (name and value; the shop sets no domain or
+/// path) rather than through reqwest's `cookies` feature: a feature only these tests turned on
+/// made every `cargo run -p cargo-windup` after `cargo test` compile windup-core again.
 pub struct Shopper {
     pub shop: RunningShop,
     client: reqwest::Client,
+    cookies: Mutex<BTreeMap<String, String>>,
 }
 
 /// A response, read to the end.
@@ -40,17 +47,19 @@ pub async fn standard(bugs: &str) -> Shopper {
 impl Shopper {
     pub fn new(shop: RunningShop) -> Self {
         let client = reqwest::Client::builder()
-            .cookie_store(true)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client");
-        Shopper { shop, client }
+        Shopper {
+            shop,
+            client,
+            cookies: Mutex::new(BTreeMap::new()),
+        }
     }
 
-    /// Another shopper (another cookie jar) on the same shop.
+    /// Someone else on the same shop: a client that sends no cookies.
     pub fn stranger(&self) -> reqwest::Client {
         reqwest::Client::builder()
-            .cookie_store(true)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client")
@@ -58,6 +67,32 @@ impl Shopper {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.shop.url(), path)
+    }
+
+    /// Sends a request with the jar's cookies, and keeps the cookies the answer sets (the shop
+    /// sets one, its session, and never clears it).
+    async fn send(&self, request: reqwest::RequestBuilder) -> Page {
+        let cookie = {
+            let jar = self.cookies.lock().unwrap();
+            jar.iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let request = if cookie.is_empty() {
+            request
+        } else {
+            request.header(COOKIE, cookie)
+        };
+        let response = request.send().await.expect("the shop answers");
+        for set in response.headers().get_all(SET_COOKIE) {
+            let set = set.to_str().expect("an ASCII cookie");
+            let pair = set.split(';').next().unwrap_or_default();
+            let (name, value) = pair.split_once('=').expect("name=value");
+            let mut jar = self.cookies.lock().unwrap();
+            jar.insert(name.trim().to_owned(), value.to_owned());
+        }
+        Self::read(response).await
     }
 
     async fn read(response: reqwest::Response) -> Page {
@@ -76,8 +111,7 @@ impl Shopper {
     }
 
     pub async fn get(&self, path: &str) -> Page {
-        let response = self.client.get(self.url(path)).send().await.expect("GET");
-        Self::read(response).await
+        self.send(self.client.get(self.url(path))).await
     }
 
     /// GET that must answer 200.
@@ -88,14 +122,15 @@ impl Shopper {
     }
 
     pub async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
-        let response = self
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let request = self
             .client
             .post(self.url(path))
-            .form(form)
-            .send()
-            .await
-            .expect("POST");
-        Self::read(response).await
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(body);
+        self.send(request).await
     }
 
     pub async fn add(&self, slug: &str, qty: &str) {

@@ -2,15 +2,20 @@
 
 #![allow(dead_code)]
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use windup_todo::{BugSet, RunningTodo, TodoOptions};
 
+/// The visitor keeps the list's cookies itself (the list sets one, its session, and never clears
+/// it) rather than through reqwest's `cookies` feature: a feature only these tests turned on made
+/// every `cargo run -p cargo-windup` after `cargo test` compile windup-core again.
 pub struct Visitor {
     pub app: Arc<RunningTodo>,
     client: reqwest::Client,
+    cookies: Mutex<BTreeMap<String, String>>,
 }
 
 /// A response, read to the end.
@@ -37,10 +42,7 @@ impl Answer {
 }
 
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .expect("client")
+    reqwest::Client::new()
 }
 
 pub async fn todo(bugs: &str) -> Visitor {
@@ -51,6 +53,7 @@ pub async fn todo(bugs: &str) -> Visitor {
     Visitor {
         app: Arc::new(app),
         client: client(),
+        cookies: Mutex::new(BTreeMap::new()),
     }
 }
 
@@ -60,6 +63,7 @@ impl Visitor {
         Visitor {
             app: Arc::clone(&self.app),
             client: client(),
+            cookies: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -95,11 +99,28 @@ impl Visitor {
         if let Some(body) = body {
             request = request.json(&body);
         }
+        let cookie = {
+            let jar = self.cookies.lock().unwrap();
+            let pairs: Vec<String> = jar.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            pairs.join("; ")
+        };
+        if !cookie.is_empty() {
+            request = request.header(reqwest::header::COOKIE, cookie);
+        }
         let response = request
             .send()
             .await
             .unwrap_or_else(|err| panic!("{method} {path}: {err}"));
-        Self::read(response).await
+        let answer = Self::read(response).await;
+        let mut jar = self.cookies.lock().unwrap();
+        for set in &answer.set_cookie {
+            let pair = set.split(';').next().unwrap_or_default();
+            if let Some((name, value)) = pair.split_once('=') {
+                jar.insert(name.trim().to_owned(), value.to_owned());
+            }
+        }
+        drop(jar);
+        answer
     }
 
     pub async fn get(&self, path: &str) -> Answer {
