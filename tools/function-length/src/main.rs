@@ -1,5 +1,9 @@
 //! No function outside tests is longer than 80 lines, in windup-core or cargo-windup: a long
 //! function is several responsibilities that want names. Parsed with `syn`, not counted by eye.
+//!
+//! `cargo run --manifest-path tools/function-length/Cargo.toml` from anywhere checks the
+//! repository's sources (CI runs it beside clippy); directories given as arguments are checked
+//! instead. It prints each long function and exits 1 when there is one.
 
 use std::path::{Path, PathBuf};
 
@@ -101,28 +105,42 @@ fn long_functions(dirs: &[PathBuf]) -> Vec<String> {
     long
 }
 
-#[test]
-fn no_function_is_longer_than_80_lines() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dirs = [root.join("src"), root.join("../cargo-windup/src")];
+fn main() -> std::process::ExitCode {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut dirs: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    if dirs.is_empty() {
+        dirs = vec![repo.join("windup-core/src"), repo.join("cargo-windup/src")];
+    }
     let long = long_functions(&dirs);
-    assert!(
-        long.is_empty(),
-        "functions over {LIMIT} lines:\n{}",
-        long.join("\n")
-    );
+    if long.is_empty() {
+        return std::process::ExitCode::SUCCESS;
+    }
+    eprintln!("functions over {LIMIT} lines:\n{}", long.join("\n"));
+    std::process::ExitCode::FAILURE
 }
 
-#[test]
-fn a_long_function_is_found() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let body = "    let x = 1;\n".repeat(LIMIT);
-    std::fs::write(
-        dir.path().join("long.rs"),
-        format!("fn short() {{}}\nfn long() {{\n{body}}}\n#[cfg(test)]\nmod tests {{ fn long_test() {{\n{body}}} }}\n"),
-    )
-    .expect("written");
-    let long = long_functions(&[dir.path().to_owned()]);
-    assert_eq!(long.len(), 1, "{long:?}");
-    assert!(long[0].contains("fn long is 82 lines"), "{}", long[0]);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_repository_has_no_function_over_the_limit() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let long = long_functions(&[repo.join("windup-core/src"), repo.join("cargo-windup/src")]);
+        assert!(long.is_empty(), "{}", long.join("\n"));
+    }
+
+    #[test]
+    fn a_long_function_is_found() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let body = "    let x = 1;\n".repeat(LIMIT);
+        std::fs::write(
+            dir.path().join("long.rs"),
+            format!("fn short() {{}}\nfn long() {{\n{body}}}\n#[cfg(test)]\nmod tests {{ fn long_test() {{\n{body}}} }}\n"),
+        )
+        .expect("written");
+        let long = long_functions(&[dir.path().to_owned()]);
+        assert_eq!(long.len(), 1, "{long:?}");
+        assert!(long[0].contains("fn long is 82 lines"), "{}", long[0]);
+    }
 }
