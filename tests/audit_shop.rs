@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use common::Project;
 use windup::engine::config::Settings;
+use windup::engine::store::{AuditStore, Framework};
 use windup::{AuditFinished, AuditRun, Budget};
 use windup_shop::BugSet;
 
@@ -96,6 +97,41 @@ async fn every_seeded_bug_of_the_shop_is_found_and_kept_by_a_failing_test() {
         );
     }
     assert_eq!(finished.tests.len(), findings.len());
+    // Each test also as a Playwright spec, kept in the store beside the scenario, and valid
+    // TypeScript.
+    let specs: Vec<_> = finished
+        .tests
+        .iter()
+        .map(|t| {
+            t.spec
+                .clone()
+                .unwrap_or_else(|why| panic!("{}: {why}", t.scenario.display()))
+        })
+        .collect();
+    let stored = AuditStore::open(&finished.store)
+        .unwrap()
+        .run(&finished.run_id)
+        .unwrap()
+        .expect("the run is stored");
+    for framework in [Framework::Windup, Framework::Playwright] {
+        let count = stored
+            .tests
+            .iter()
+            .filter(|t| t.framework == framework)
+            .count();
+        assert_eq!(count, findings.len(), "{framework} tests in the store");
+    }
+    let project_specs = common::npm::spec_dir();
+    let linked: Vec<_> = specs
+        .iter()
+        .map(|spec| {
+            let copy = project_specs.path().join(spec.file_name().unwrap());
+            std::fs::copy(spec, &copy).unwrap();
+            copy
+        })
+        .collect();
+    let checked = common::npm::type_check(&linked);
+    assert!(checked.status.success(), "tsc: {}", common::text(&checked));
     // Every regression test fails while the bugs are there, and passes, from its pinned plan
     // and with no model, once they are gone.
     let against_buggy = replay(&project, buggy.url()).await;

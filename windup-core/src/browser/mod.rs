@@ -23,6 +23,7 @@ pub use backend::{BrowserKind, Capabilities, Names};
 pub use digest::{Control, FormInfo, PageDigest};
 pub use keys::Key;
 pub use observe::QUIET_LOOKS;
+pub(crate) use observe::{observe_script_source, observer_script_source};
 pub use page::{Actionable, GateMode, Probe, ProbeState};
 pub use resolve::{Naming, Purpose, Resolved, Unresolved};
 

@@ -55,6 +55,17 @@ static OBSERVE: Script = Script::new(|| {
     scripts::with_helpers(&format!("{OBSERVER}\n{}", include_str!("js/observe.js")))
 });
 
+/// The page-events observer as a script run in every new document, for a runner other than
+/// Windup's (a rendered Playwright spec's `addInitScript`).
+pub(crate) fn observer_script_source() -> &'static str {
+    &OBSERVER_INIT
+}
+
+/// The observe script: a function body that reads its probes from `arguments[0]`.
+pub(crate) fn observe_script_source() -> &'static str {
+    &OBSERVE
+}
+
 /// Looks in a row that found the page quiet (none of its own requests in flight, no image still
 /// loading, the document loaded) before what it shows is believed: the page updates in the
 /// handler of the answer it waited for, after the request itself has ended.

@@ -13,7 +13,7 @@ use url::Url;
 
 use crate::audit::{
     Audit, AuditConfig, AuditModel, AuditOutcome, AuditWatcher, Budget, Deny, EmittedTest, Finding,
-    InvariantStatus, Login, Phase, write_test,
+    InvariantStatus, Login, Phase, TestPlace, write_test,
 };
 use crate::browser::{Browser, BrowserError};
 use crate::config::Settings;
@@ -23,7 +23,8 @@ use crate::plan::Action;
 use crate::planner::prompt::Redactor;
 use crate::secrets::Accounts;
 use crate::store::{
-    self, AuditStore, Framework, NewFinding, NewRun, NewTest, RunId, RunStatus, StoreError,
+    self, AuditStore, FindingId, Framework, NewFinding, NewRun, NewTest, RunId, RunStatus,
+    StoreError,
 };
 
 /// Where audits are kept, under the project root.
@@ -189,7 +190,14 @@ impl AuditRun {
             emit: self.emit_dir.clone(),
             scenarios: self.settings.scenarios_dir.clone(),
             account: self.account.clone(),
+            account_keys: self
+                .account
+                .as_ref()
+                .and_then(|name| self.settings.accounts.get(name))
+                .cloned()
+                .unwrap_or_default(),
             start: crate::invariant::location_of(self.config.target.as_str()),
+            base_url: self.config.target.origin().ascii_serialization(),
             note: format!("run {run_id}, seed {}", self.config.seed),
             tests: Mutex::new(Vec::new()),
             failures: Mutex::new(Vec::new()),
@@ -290,7 +298,10 @@ struct Teller {
     emit: Option<PathBuf>,
     scenarios: PathBuf,
     account: Option<String>,
+    /// The account's key → the name of its environment variable, for a Playwright spec.
+    account_keys: std::collections::BTreeMap<String, String>,
     start: String,
+    base_url: String,
     note: String,
     tests: Mutex<Vec<EmittedTest>>,
     /// What the store or the file system refused, told once the audit ends.
@@ -421,43 +432,70 @@ impl Teller {
         let Some(dir) = &self.emit else {
             return Ok(());
         };
-        let test = write_test(
-            finding,
+        let place = TestPlace {
             dir,
-            &self.scenarios,
-            &self.start,
-            self.account.as_deref(),
-            &self.note,
-        )
-        .map_err(|e| {
+            root: &self.scenarios,
+            start_url: &self.start,
+            base_url: &self.base_url,
+            account: self.account.as_deref(),
+            account_keys: self.account_keys.clone(),
+            note: &self.note,
+        };
+        let test = write_test(finding, &place).map_err(|e| {
             format!(
                 "the test of {} was not written to {}: {e}",
                 finding.id,
                 dir.display()
             )
         })?;
-        let filename = shown(&test.scenario);
-        self.store()
-            .add_test(
-                &stored,
-                &NewTest {
-                    filename: filename.clone(),
-                    code: format!("{}\n---\n{}", test.code, test.plan),
-                    framework: Framework::Windup,
-                },
-            )
-            .map_err(|e| format!("the test of {} was not stored: {e}", finding.id))?;
-        self.tell(RunEvent::TestWritten {
-            run_id: self.run_id.to_string(),
-            finding: finding.id.clone(),
-            framework: "windup".to_owned(),
-            path: test.scenario.clone(),
-            lockfile: test.lockfile.clone(),
-        });
+        self.store_test(&stored, finding, &test)?;
         self.tests
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(test);
+        Ok(())
+    }
+}
+
+impl Teller {
+    /// Keeps both dialects of a finding's test in the store and tells of each.
+    fn store_test(
+        &self,
+        stored: &FindingId,
+        finding: &Finding,
+        test: &EmittedTest,
+    ) -> Result<(), String> {
+        let mut dialects = vec![(
+            Framework::Windup,
+            test.scenario.clone(),
+            format!("{}\n---\n{}", test.code, test.plan),
+        )];
+        match (&test.spec, &test.spec_code) {
+            (Ok(path), Some(code)) => {
+                dialects.push((Framework::Playwright, path.clone(), code.clone()))
+            }
+            (Err(why), _) => self.failed(format!("{} has no Playwright spec: {why}", finding.id)),
+            _ => {}
+        }
+        for (framework, path, code) in dialects {
+            self.store()
+                .add_test(
+                    stored,
+                    &NewTest {
+                        filename: shown(&path),
+                        code,
+                        framework,
+                    },
+                )
+                .map_err(|e| format!("the test of {} was not stored: {e}", finding.id))?;
+            self.tell(RunEvent::TestWritten {
+                run_id: self.run_id.to_string(),
+                finding: finding.id.clone(),
+                framework: framework.to_string(),
+                path,
+                lockfile: test.lockfile.clone(),
+            });
+        }
         Ok(())
     }
 }

@@ -127,22 +127,36 @@ pub struct EmittedTest {
     pub plan: String,
     /// `windup`.
     pub framework: String,
+    /// The same test as a Playwright spec beside them (`<id>.spec.ts`), or why there is none.
+    pub spec: Result<PathBuf, String>,
+    #[serde(skip)]
+    pub spec_code: Option<String>,
 }
 
-/// Writes `finding`'s regression scenario and pinned plan under `dir` (`scenarios/audit`);
-/// `root` is the scenarios directory the scenario id is relative to, `account` the account the
-/// plan's references read, `note` a line for the scenario's header (the run and seed).
-pub fn write_test(
-    finding: &Finding,
-    dir: &Path,
-    root: &Path,
-    start_url: &str,
-    account: Option<&str>,
-    note: &str,
-) -> std::io::Result<EmittedTest> {
-    std::fs::create_dir_all(dir)?;
-    let scenario = dir.join(format!("{}.yaml", finding.id));
-    let id = crate::scenario::default_id(&scenario, root);
+/// Where and how a finding's regression test is written.
+#[derive(Debug, Clone)]
+pub struct TestPlace<'a> {
+    /// The directory the files go to (`scenarios/audit`), and the scenarios directory the
+    /// scenario id is relative to.
+    pub dir: &'a Path,
+    pub root: &'a Path,
+    /// The path the test starts on, and the URL a Playwright spec joins paths to by default.
+    pub start_url: &'a str,
+    pub base_url: &'a str,
+    /// The account the plan's references read, and its key → the name of the environment
+    /// variable holding the value.
+    pub account: Option<&'a str>,
+    pub account_keys: std::collections::BTreeMap<String, String>,
+    /// A line for the test's header (the run and seed).
+    pub note: &'a str,
+}
+
+/// Writes `finding`'s regression scenario and pinned plan, and the Playwright spec rendered from
+/// the same plan, at `place`. A plan the spec cannot state leaves the spec out, saying why.
+pub fn write_test(finding: &Finding, place: &TestPlace<'_>) -> std::io::Result<EmittedTest> {
+    std::fs::create_dir_all(place.dir)?;
+    let scenario = place.dir.join(format!("{}.yaml", finding.id));
+    let id = crate::scenario::default_id(&scenario, place.root);
     let task = format!(
         "Regression for an audit finding: {}",
         finding
@@ -151,19 +165,52 @@ pub fn write_test(
             .next()
             .unwrap_or(&finding.expected)
     );
-    let plan = regression_plan(finding, &id, &task, start_url);
-    let code = scenario_yaml(finding, &id, &task, start_url, account, note);
+    let plan = regression_plan(finding, &id, &task, place.start_url);
+    let code = scenario_yaml(
+        finding,
+        &id,
+        &task,
+        place.start_url,
+        place.account,
+        place.note,
+    );
     let plan_json = plan.to_json_pretty();
     std::fs::write(&scenario, &code)?;
     let lockfile = crate::lockfile::lockfile_path(&scenario);
     std::fs::write(&lockfile, &plan_json)?;
+    let context = super::playwright::SpecContext {
+        base_url: place.base_url,
+        account: place.account_keys.clone(),
+        header: header(finding, place.note),
+    };
+    let (spec, spec_code) = match super::playwright::render(&plan, &context) {
+        Ok(spec_code) => {
+            let path = place.dir.join(format!("{}.spec.ts", finding.id));
+            std::fs::write(&path, &spec_code)?;
+            (Ok(path), Some(spec_code))
+        }
+        Err(why) => (Err(why.to_string()), None),
+    };
     Ok(EmittedTest {
         scenario,
         lockfile,
         code,
         plan: plan_json,
         framework: "windup".to_owned(),
+        spec,
+        spec_code,
     })
+}
+
+/// The lines both dialects of a regression test open with.
+fn header(finding: &Finding, note: &str) -> Vec<String> {
+    vec![
+        format!("Found by `cargo windup audit` ({note}): {}", finding.title),
+        format!("Expected: {}", finding.expected),
+        format!("Actual: {}", finding.actual),
+        format!("Steps found: {}", finding.steps.join("; ")),
+        "It fails while the bug is there; once fixed it passes.".to_owned(),
+    ]
 }
 
 /// The shrunk actions, numbered again, the last one expecting the invariant.

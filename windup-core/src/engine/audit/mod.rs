@@ -15,6 +15,7 @@ mod judge;
 mod model;
 mod moves;
 mod oracles;
+pub mod playwright;
 mod rng;
 mod trial;
 mod with_model;
@@ -31,7 +32,7 @@ use crate::executor::{ExecOptions, ValueSource};
 use crate::invariant::{Invariant, Severity};
 use crate::plan::Action;
 
-pub use emit::{EmittedTest, write_test};
+pub use emit::{EmittedTest, TestPlace, write_test};
 pub use model::{AuditModel, ModelStop, Purpose, SentPrompt};
 pub use oracles::generic as generic_invariants;
 

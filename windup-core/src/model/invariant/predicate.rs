@@ -208,6 +208,11 @@ impl Predicate {
         &self.source
     }
 
+    /// Its syntax tree, for a translation into another language.
+    pub(crate) fn expression(&self) -> &IdedExpr {
+        self.program.expression()
+    }
+
     /// Whether it compares with the state before an action, or reads the action.
     pub fn is_transition(&self) -> bool {
         self.before || self.action
@@ -574,6 +579,16 @@ fn bind(
     context
         .add_function("sum", sum)
         .expect("`sum` is not CEL's");
+    // CEL's `max` and `min` (of arguments, or of one list), which the standard environment
+    // leaves undeclared.
+    for (name, function) in [
+        ("max", cel::functions::max as fn(_) -> _),
+        ("min", cel::functions::min),
+    ] {
+        context
+            .add_function(name, function)
+            .expect("`max` and `min` are not declared");
+    }
 }
 
 fn page_values(page: &Observation) -> Vec<(&'static str, Value)> {

@@ -146,6 +146,23 @@ fn the_line_total_is_price_times_quantity() {
     );
 }
 
+/// `max` and `min` are CEL's: the parser let predicates name them, and the environment once did
+/// not declare them, so every such predicate was "broken" (the Playwright runtime's differential
+/// test found it).
+#[test]
+fn max_and_min_take_arguments_or_a_list() {
+    let now = page(
+        "http://shop.test/cart",
+        &[(".line", Field::Text, &["$40.00", "$4.99"])],
+    );
+    for source in [
+        r#"max(moneys(".line")) == 4000 && min(moneys(".line")) == 499"#,
+        "max(1, 3, 2) == 3 && min(2, 1) == 1",
+    ] {
+        assert_eq!(check(source, &now), Verdict::Holds, "{source}");
+    }
+}
+
 #[test]
 fn a_missing_element_makes_a_scalar_predicate_not_applicable() {
     let empty = page("http://shop.test/", &[(".total", Field::Text, &[])]);
