@@ -124,7 +124,13 @@ async fn every_seeded_bug_of_the_todo_app_is_found_and_kept_by_a_failing_test() 
         .expect("the run is stored");
     assert_eq!(report.summary.status, RunStatus::Done);
     assert_eq!(report.findings.len(), finished.outcome.findings.len());
-    assert_eq!(report.tests.len(), tests.len());
+    // Both dialects of every test: the Windup scenario and the Playwright spec.
+    assert_eq!(report.tests.len(), 2 * tests.len());
+    assert!(
+        tests
+            .iter()
+            .all(|t| t.spec.as_ref().is_ok_and(|spec| spec.is_file()))
+    );
     let events = store.events_since(&finished.run_id, 0, 100_000).unwrap();
     let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names.first(), Some(&"audit_started"));
