@@ -277,28 +277,24 @@ const cel = {
     return value;
   },
   and(left: () => unknown, right: () => unknown): boolean {
-    let failure: unknown = null;
-    for (const side of [left, right]) {
-      try {
-        if (cel.bool(side()) === false) return false;
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure) throw failure;
-    return true;
+    return cel.decide(left, right, false);
   },
   or(left: () => unknown, right: () => unknown): boolean {
+    return cel.decide(left, right, true);
+  },
+  // CEL's `&&` (decided by a false side) and `||` (by a true one): a side that decides wins over
+  // an error on the other, whichever comes first.
+  decide(left: () => unknown, right: () => unknown, decides: boolean): boolean {
     let failure: unknown = null;
     for (const side of [left, right]) {
       try {
-        if (cel.bool(side()) === true) return true;
+        if (cel.bool(side()) === decides) return decides;
       } catch (error) {
         failure ??= error;
       }
     }
     if (failure) throw failure;
-    return false;
+    return !decides;
   },
   notStrictlyFalse(value: () => unknown): boolean {
     try {
