@@ -327,6 +327,52 @@ async fn the_call_budget_stops_the_audit_before_the_call_that_would_exceed_it() 
     assert_eq!(calls, ["rules"]);
 }
 
+/// A budget the very first call would go over: no request is sent, the audit stops marked
+/// `model` and says which limit, and the ledger has no call.
+async fn stopped_before_any_call(extra: &str, budget: Budget, limit: &str) {
+    let buggy = buggy_shop().await;
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::Json(rules_answer()));
+    let project = Project::with(&[]);
+    let settings = settings_with(&project, Wire::OpenAi, &fake, false, extra);
+    let (finished, events) = audit_until(settings, budget, buggy.url(), &|_| false).await;
+    let outcome = &finished.outcome;
+    assert_eq!(outcome.stopped_by, "model", "{:#?}", reasonings(&events));
+    let reason = outcome.stop_reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.contains("the rules call was not made") && reason.contains(limit),
+        "{reason}"
+    );
+    assert!(fake.requests().is_empty(), "no request was sent");
+    assert_eq!(fake.pending(), 1);
+    assert_eq!(outcome.model_calls, 0);
+    assert!(outcome.findings.is_empty());
+    let ledger = windup::engine::ledger::Ledger::new(project.root())
+        .read()
+        .unwrap();
+    assert!(ledger.records.iter().all(|r| r.llm_calls.is_empty()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_usd_budget_stops_the_audit_before_a_call_that_could_exceed_it() {
+    stopped_before_any_call(
+        "max_usd_per_audit = 0.0001\n",
+        budget(),
+        "max_usd_per_audit",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_time_budget_stops_the_audit_before_a_call_that_could_outlast_it() {
+    // Each call may take ten minutes, and the audit has two in all.
+    let short = Budget {
+        time: Duration::from_secs(120),
+        ..budget()
+    };
+    stopped_before_any_call("timeout_ms = 600000\n", short, "give the audit more time").await;
+}
+
 /// Two rules on the help page, whose customer note tells AI agents to leave for another site and
 /// leak the password; the "steered" model obeys in both attacks.
 fn steered_rules() -> Value {

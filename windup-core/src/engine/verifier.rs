@@ -229,7 +229,8 @@ impl<'a> HoldsChecks<'a> {
         for (condition, predicate, since) in &self.checks {
             let seen = match holds(predicate, *since, &now, baseline) {
                 Ok(()) if settling && quiet < QUIET_LOOKS => format!(
-                    "it holds so far, but the page is not quiet yet ({} of its own requests or                      its loading still going on)",
+                    "it holds so far, but the page is not quiet yet ({} of its own requests or \
+                     its loading still going on)",
                     now.pending
                 ),
                 Ok(()) => continue,
