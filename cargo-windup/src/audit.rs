@@ -344,8 +344,12 @@ fn print_recap(finished: &AuditFinished, emit: &Path) {
     }
     println!("regression tests written to {}:", relative(emit).display());
     for test in &finished.tests {
+        let spec = match &test.spec {
+            Ok(spec) => format!("; Playwright: {}", relative(spec).display()),
+            Err(why) => format!("; no Playwright spec: {why}"),
+        };
         println!(
-            "  {} (plan {})",
+            "  {} (plan {}{spec})",
             relative(&test.scenario).display(),
             relative(&test.lockfile).display()
         );

@@ -67,14 +67,19 @@ const [selector, mode, planned, done] = arguments;
   });
   if (moving) {
     // Three boxes on consecutive frames: two alone can match across a reversing animation.
+    // Boxes that match only because the animations' clock did not move between the frames (a
+    // starved renderer) prove nothing: the element is still moving.
     const boxes = [after];
+    const clock = [document.timeline.currentTime];
     for (let i = 0; i < 2; i++) {
       await W.frame();
       boxes.push(el.getBoundingClientRect());
+      clock.push(document.timeline.currentTime);
     }
     after = boxes[2];
     const same = (a, b) => ['x', 'y', 'width', 'height'].every((k) => Math.abs(a[k] - b[k]) <= 0.5);
-    if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) {
+    const ticked = clock[0] !== null && clock[2] !== null && clock[2] > clock[1] && clock[1] > clock[0];
+    if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2]) || !ticked) {
       return { ...base, status: 'unstable', detail: `the element ${W.describe(el)} is still moving (animating)` };
     }
   }

@@ -48,9 +48,17 @@ pub fn lines(event: &RunEvent) -> Vec<Line> {
             ..
         } => vec![invalid(&invariant.id, error)],
         RunEvent::Finding { finding, .. } => vec![live_finding(finding)],
-        RunEvent::TestWritten { path, lockfile, .. } => vec![Line::new(
+        RunEvent::TestWritten {
+            framework,
+            path,
+            lockfile,
+            ..
+        } => vec![Line::new(
             Tone::Pass,
-            format!("wrote {} (plan {})", shown(path), shown(lockfile)),
+            match framework.as_str() {
+                "windup" => format!("wrote {} (plan {})", shown(path), shown(lockfile)),
+                other => format!("wrote {} (the same test, for {other})", shown(path)),
+            },
         )],
         RunEvent::Warning { message } => {
             vec![Line::new(Tone::Warning, format!("windup: {message}"))]

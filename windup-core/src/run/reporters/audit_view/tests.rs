@@ -107,6 +107,13 @@ fn script() -> Vec<RunEvent> {
             path: PathBuf::from("scenarios/audit/coupon-applies-once-1.yaml"),
             lockfile: PathBuf::from("scenarios/audit/coupon-applies-once-1.plan.json"),
         },
+        RunEvent::TestWritten {
+            run_id: run_id(),
+            finding: "coupon-applies-once-1".to_owned(),
+            framework: "playwright".to_owned(),
+            path: PathBuf::from("scenarios/audit/coupon-applies-once-1.spec.ts"),
+            lockfile: PathBuf::from("scenarios/audit/coupon-applies-once-1.plan.json"),
+        },
         RunEvent::Warning {
             message: "an event was not stored: disk full".to_owned(),
         },
