@@ -84,6 +84,11 @@ async fn api(UrlPath(name): UrlPath<String>) -> Response {
             tokio::time::sleep(Duration::from_millis(400)).await;
             (StatusCode::NOT_FOUND, "no such image").into_response()
         }
+        "posted" => {
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            POSTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            (StatusCode::OK, "{}").into_response()
+        }
         "fail" => (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":\"boom\"}").into_response(),
         _ => (StatusCode::NOT_FOUND, "no such thing").into_response(),
     }
@@ -206,6 +211,13 @@ document.getElementById('go').addEventListener('click', (event) => {
 const ARRIVE: &str = r#"<!doctype html><html><head><title>Arrive</title></head><body>
 <p>Arrived</p><img src="/api/slow-image" alt=""></body></html>"#;
 
+/// A form posted to an answer that takes 600 ms.
+const POST_SLOW: &str = r#"<!doctype html><html><head><title>Post</title></head><body>
+<form method="post" action="/api/posted"><button id="send">Send</button></form></body></html>"#;
+
+/// The posts `/api/posted` has answered.
+static POSTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 const AFTER: &str =
     "<!doctype html><html><head><title>After</title></head><body><p>Thanks</p></body></html>";
 
@@ -258,6 +270,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "events.html" => ok(EVENTS),
         "after.html" => ok(AFTER),
         "leave.html" => ok(LEAVE),
+        "post-slow.html" => ok(POST_SLOW),
         "arrive.html" => ok(ARRIVE),
         "late.html" => ok(LATE),
         "marked.html" => ok(MARKED),
@@ -920,5 +933,39 @@ async fn the_page_a_run_ends_on_is_recorded_when_planned_and_when_replayed() {
         .await
         .unwrap_or_else(|failure| panic!("the plan replays: {failure}"));
     assert_eq!(paths(), ["/leave.html", "/arrive.html"], "replayed");
+    rig.close().await;
+}
+
+/// A click that submits a form returns once the answer has replaced the form's page, so that a
+/// next action (here a `goto`) cannot cancel the submission on its way.
+#[tokio::test]
+async fn a_click_that_submits_returns_once_the_answer_replaced_the_form() {
+    let rig = Rig::start().await;
+    let plan = common::plan(
+        "post",
+        "/post-slow.html",
+        json!([
+            { "id": "send", "type": "click",
+              "target": { "selector": "#send", "identity": { "tag": "button", "name": "Send" } } },
+            { "id": "away", "type": "goto", "url": "/after.html",
+              "expect": [{ "kind": "text_visible", "text": "Thanks" }] }
+        ]),
+    );
+    let before = POSTED.load(std::sync::atomic::Ordering::SeqCst);
+    let run = rig
+        .executor()
+        .run(&plan)
+        .await
+        .unwrap_or_else(|failure| panic!("the plan runs: {failure}"));
+    assert_eq!(
+        POSTED.load(std::sync::atomic::Ordering::SeqCst),
+        before + 1,
+        "the post was answered before the goto"
+    );
+    assert!(
+        run.actions[0].duration >= Duration::from_millis(600),
+        "the click waited for the answer: {:?}",
+        run.actions[0].duration
+    );
     rig.close().await;
 }

@@ -350,6 +350,13 @@ pub struct Session {
 /// How late every answer from the network arrives during a double click.
 pub const SLOW_ANSWER: Duration = Duration::from_millis(400);
 
+/// Remembers the next submission of a form that replaces this document (no `target` elsewhere).
+const ARM_SUBMIT: &str = "window.__windupSubmit = null; document.addEventListener('submit', \
+    (e) => { const f = e.target; if (!f || !f.target || f.target === '_self' || f.target === '_top') \
+    window.__windupSubmit = e; }, { capture: true, once: true }); return true;";
+/// Whether a submission this document saw, not prevented by the page, is still to replace it.
+const SUBMITTING: &str = "const e = window.__windupSubmit; return !!(e && !e.defaultPrevented);";
+
 impl Session {
     fn backend(&self) -> &'static dyn Backend {
         self.kind.backend()
@@ -472,9 +479,26 @@ impl Session {
 
     /// Clicks an element that passed the gate. [`Clicked::Raced`] when the page won a race
     /// since the gate (the element moved, went stale or got covered): gate it again.
-    pub async fn click(&self, element: &Actionable) -> Result<Clicked, BrowserError> {
+    ///
+    /// A click that submits a form returns once the form's document has been replaced (or at
+    /// `deadline`): the browser starts a submission's navigation after the click's own events,
+    /// and a next action that came first (a `goto`) would cancel it before its request left.
+    pub async fn click(
+        &self,
+        element: &Actionable,
+        deadline: Instant,
+    ) -> Result<Clicked, BrowserError> {
+        if let Err(err) = self
+            .execute("watch for a submission", ARM_SUBMIT, vec![])
+            .await
+        {
+            lost_or_refused(err)?;
+        }
         match element.element.click().await {
-            Ok(()) => Ok(Clicked::Done),
+            Ok(()) => {
+                self.await_submitted(deadline).await?;
+                Ok(Clicked::Done)
+            }
             Err(err)
                 if err.is_element_not_interactable()
                     || err.is_stale_element_reference()
@@ -486,6 +510,25 @@ impl Session {
                 format!("click {}", element.described),
                 err,
             )),
+        }
+    }
+
+    /// Waits while a submission the document saw has not replaced it yet.
+    async fn await_submitted(&self, deadline: Instant) -> Result<(), BrowserError> {
+        loop {
+            match self
+                .execute("see whether a submission is leaving", SUBMITTING, vec![])
+                .await
+            {
+                Ok(Value::Bool(false)) => return Ok(()),
+                Ok(_) => {}
+                // The document is being replaced: the submission is on its way.
+                Err(err) => lost_or_refused(err)?,
+            }
+            if Instant::now() >= deadline {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
 

@@ -820,7 +820,7 @@ impl<'a> Executor<'a> {
             let element = self.gate(action, mode, deadline, started).await?;
             let clicked = self
                 .session
-                .click(&element)
+                .click(&element, deadline)
                 .await
                 .map_err(FailureCause::Browser)?;
             match clicked {
