@@ -129,7 +129,7 @@ async fn every_seeded_bug_of_the_todo_app_is_found_and_kept_by_a_failing_test() 
     assert!(
         tests
             .iter()
-            .all(|t| t.spec.as_ref().is_ok_and(|spec| spec.is_file()))
+            .all(|t| t.spec.as_ref().is_ok_and(|spec| spec.path.is_file()))
     );
     let events = store.events_since(&finished.run_id, 0, 100_000).unwrap();
     let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();

@@ -79,12 +79,12 @@ async fn a_shop_finding_s_spec_type_checks_fails_on_the_bug_and_passes_without()
             start_url: "/",
             base_url: "http://127.0.0.1:1",
             account: None,
-            account_keys: Default::default(),
+            account_keys: &Default::default(),
             note: "run A-1, seed 1",
         },
     )
     .expect("the test is written");
-    let spec = test.spec.clone().expect("the plan has a Playwright spec");
+    let spec = test.spec.expect("the plan has a Playwright spec").path;
     assert_eq!(
         spec,
         specs.path().join("cart-subtotal-is-sum-of-lines-1.spec.ts")

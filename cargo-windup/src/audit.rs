@@ -345,7 +345,7 @@ fn print_recap(finished: &AuditFinished, emit: &Path) {
     println!("regression tests written to {}:", relative(emit).display());
     for test in &finished.tests {
         let spec = match &test.spec {
-            Ok(spec) => format!("; Playwright: {}", relative(spec).display()),
+            Ok(spec) => format!("; Playwright: {}", relative(&spec.path).display()),
             Err(why) => format!("; no Playwright spec: {why}"),
         };
         println!(

@@ -438,7 +438,7 @@ impl Teller {
             start_url: &self.start,
             base_url: &self.base_url,
             account: self.account.as_deref(),
-            account_keys: self.account_keys.clone(),
+            account_keys: &self.account_keys,
             note: &self.note,
         };
         let test = write_test(finding, &place).map_err(|e| {
@@ -470,12 +470,11 @@ impl Teller {
             test.scenario.clone(),
             format!("{}\n---\n{}", test.code, test.plan),
         )];
-        match (&test.spec, &test.spec_code) {
-            (Ok(path), Some(code)) => {
-                dialects.push((Framework::Playwright, path.clone(), code.clone()))
+        match &test.spec {
+            Ok(spec) => {
+                dialects.push((Framework::Playwright, spec.path.clone(), spec.code.clone()))
             }
-            (Err(why), _) => self.failed(format!("{} has no Playwright spec: {why}", finding.id)),
-            _ => {}
+            Err(why) => self.failed(format!("{} has no Playwright spec: {why}", finding.id)),
         }
         for (framework, path, code) in dialects {
             self.store()

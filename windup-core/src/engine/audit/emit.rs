@@ -127,10 +127,16 @@ pub struct EmittedTest {
     pub plan: String,
     /// `windup`.
     pub framework: String,
-    /// The same test as a Playwright spec beside them (`<id>.spec.ts`), or why there is none.
-    pub spec: Result<PathBuf, String>,
+    /// The same test as a Playwright spec beside them, or why there is none.
+    pub spec: Result<EmittedSpec, String>,
+}
+
+/// A finding's test as a Playwright spec: `<id>.spec.ts`, and what it holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmittedSpec {
+    pub path: PathBuf,
     #[serde(skip)]
-    pub spec_code: Option<String>,
+    pub code: String,
 }
 
 /// Where and how a finding's regression test is written.
@@ -146,7 +152,7 @@ pub struct TestPlace<'a> {
     /// The account the plan's references read, and its key → the name of the environment
     /// variable holding the value.
     pub account: Option<&'a str>,
-    pub account_keys: std::collections::BTreeMap<String, String>,
+    pub account_keys: &'a std::collections::BTreeMap<String, String>,
     /// A line for the test's header (the run and seed).
     pub note: &'a str,
 }
@@ -180,16 +186,19 @@ pub fn write_test(finding: &Finding, place: &TestPlace<'_>) -> std::io::Result<E
     std::fs::write(&lockfile, &plan_json)?;
     let context = super::playwright::SpecContext {
         base_url: place.base_url,
-        account: place.account_keys.clone(),
-        header: header(finding, place.note),
+        account: place.account_keys,
+        header: header(finding, place.note)
+            .into_iter()
+            .chain(["It fails while the bug is there; once fixed it passes.".to_owned()])
+            .collect(),
     };
-    let (spec, spec_code) = match super::playwright::render(&plan, &context) {
-        Ok(spec_code) => {
+    let spec = match super::playwright::render(&plan, &context) {
+        Ok(code) => {
             let path = place.dir.join(format!("{}.spec.ts", finding.id));
-            std::fs::write(&path, &spec_code)?;
-            (Ok(path), Some(spec_code))
+            std::fs::write(&path, &code)?;
+            Ok(EmittedSpec { path, code })
         }
-        Err(why) => (Err(why.to_string()), None),
+        Err(why) => Err(why.to_string()),
     };
     Ok(EmittedTest {
         scenario,
@@ -198,18 +207,16 @@ pub fn write_test(finding: &Finding, place: &TestPlace<'_>) -> std::io::Result<E
         plan: plan_json,
         framework: "windup".to_owned(),
         spec,
-        spec_code,
     })
 }
 
-/// The lines both dialects of a regression test open with.
-fn header(finding: &Finding, note: &str) -> Vec<String> {
-    vec![
+/// The lines both dialects of a regression test open with; each adds how it is kept.
+fn header(finding: &Finding, note: &str) -> [String; 4] {
+    [
         format!("Found by `cargo windup audit` ({note}): {}", finding.title),
         format!("Expected: {}", finding.expected),
         format!("Actual: {}", finding.actual),
         format!("Steps found: {}", finding.steps.join("; ")),
-        "It fails while the bug is there; once fixed it passes.".to_owned(),
     ]
 }
 
@@ -258,17 +265,13 @@ fn scenario_yaml(
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
     // A value of several lines (a predicate written as a block) stays inside the comment.
     let comment = |s: &str| s.lines().collect::<Vec<_>>().join("\n#   ");
-    let mut yaml = format!(
-        "# Found by `cargo windup audit` ({note}): {}\n\
-         # Expected: {}\n\
-         # Actual: {}\n\
-         # Steps found: {}\n\
-         # It fails while the bug is there; once fixed it passes, and `cargo test` keeps it so.\n\
+    let mut yaml: String = header(finding, note)
+        .iter()
+        .map(|line| format!("# {}\n", comment(line)))
+        .collect();
+    yaml.push_str(
+        "# It fails while the bug is there; once fixed it passes, and `cargo test` keeps it so.\n\
          # The plan beside it is pinned: review it like any lockfile.\n",
-        comment(&finding.title),
-        comment(&finding.expected),
-        comment(&finding.actual),
-        comment(&finding.steps.join("; "))
     );
     yaml.push_str(&format!("id: {}\n", quote(id)));
     yaml.push_str(&format!("task: {}\n", quote(task)));

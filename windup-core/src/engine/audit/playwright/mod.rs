@@ -35,12 +35,12 @@ pub enum Unrenderable {
 }
 
 /// What the spec needs besides the plan.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SpecContext<'a> {
     /// The URL the plan's paths are joined to when `WINDUP_BASE_URL` is not set.
     pub base_url: &'a str,
     /// The account's key → the name of the environment variable holding its value.
-    pub account: BTreeMap<String, String>,
+    pub account: &'a BTreeMap<String, String>,
     /// Comment lines for the spec's header.
     pub header: Vec<String>,
 }
@@ -262,15 +262,23 @@ fn act(action: &Action, context: &SpecContext<'_>) -> Result<String, String> {
 
 /// The first visible match of a target's selector, in its frames.
 fn locator(target: &Target) -> String {
+    first_visible(&target.frames, &target.selector)
+}
+
+fn first_visible(frames: &[String], selector: &str) -> String {
+    format!(
+        "{}.filter({{ visible: true }}).first()",
+        matches(frames, selector)
+    )
+}
+
+/// Every match of `selector` in the document the frames lead to.
+fn matches(frames: &[String], selector: &str) -> String {
     let mut js = "page".to_owned();
-    for frame in &target.frames {
+    for frame in frames {
         let _ = write!(js, ".frameLocator({})", json(&playwright_selector(frame)));
     }
-    let _ = write!(
-        js,
-        ".locator({}).filter({{ visible: true }}).first()",
-        json(&playwright_selector(&target.selector))
-    );
+    let _ = write!(js, ".locator({})", json(&playwright_selector(selector)));
     js
 }
 
@@ -280,24 +288,14 @@ fn playwright_selector(selector: &str) -> String {
 
 /// The postconditions Playwright states itself; `holds` has its own lines.
 fn element_condition(condition: &Postcondition) -> Option<String> {
-    let element = |frames: &[String], selector: &str| {
-        locator(&Target {
-            frames: frames.to_vec(),
-            selector: selector.to_owned(),
-            identity: Default::default(),
-        })
-    };
+    let element = first_visible;
     Some(match condition {
         Postcondition::ElementVisible { frames, selector } => {
             format!("await expect({}).toBeVisible();", element(frames, selector))
         }
         Postcondition::ElementHidden { frames, selector } => format!(
-            "await expect(page{}.locator({}).filter({{ visible: true }})).toHaveCount(0);",
-            frames
-                .iter()
-                .map(|f| format!(".frameLocator({})", json(&playwright_selector(f))))
-                .collect::<String>(),
-            json(&playwright_selector(selector))
+            "await expect({}.filter({{ visible: true }})).toHaveCount(0);",
+            matches(frames, selector)
         ),
         Postcondition::TextVisible { text } => format!(
             "await expect(page.getByText({}).filter({{ visible: true }}).first()).toBeVisible();",
