@@ -536,3 +536,64 @@ async fn a_model_violation_whose_predicate_holds_never_becomes_a_finding() {
     assert_eq!(fake.pending(), 1, "the judge was never asked");
     assert_eq!(finished.outcome.model_calls, 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_models_attacks_and_windups_own_take_turns() {
+    let shop = buggy_shop().await;
+    let fake = FakeProvider::start().await.unwrap();
+    // Two rules the buggy shop keeps, so that no finding ends the audit early.
+    fake.push(Reply::Json(json!({ "invariants": [
+        { "id": "cart-has-a-heading", "statement": "The cart page says what it is.",
+          "surface": "/cart", "predicate": "count(\"h1\") == 1", "severity": "low" },
+        { "id": "cart-has-one-heading-still", "statement": "The cart page has one title.",
+          "surface": "/cart", "predicate": "count(\"h1\") <= 1", "severity": "low" }
+    ]})));
+    for id in ["cart-has-a-heading", "cart-has-one-heading-still"] {
+        let mut attack = attack_answer();
+        attack["invariant_id"] = json!(id);
+        fake.push(Reply::Json(attack));
+    }
+    let project = Project::with(&[]);
+    let settings = settings(&project, Wire::OpenAi, &fake, false);
+    let (_, events) = audit_until(settings, budget(), shop.url(), &|said: &str| {
+        said.contains("The model attacks \"cart-has-one-heading-still\"")
+    })
+    .await;
+    // Each attack once, in the order they came: the model's as it announced them (the audit
+    // stops on the second's announcement), Windup's own by their actions.
+    let mut attacks: Vec<String> = Vec::new();
+    for event in &events {
+        let attack = match event {
+            RunEvent::Reasoning { text, .. } if text.starts_with("The model attacks ") => {
+                text.split('"').nth(1).map(|id| format!("model: {id}"))
+            }
+            RunEvent::AuditAction { label, .. } if !label.starts_with("the model's attack") => {
+                Some(label.clone())
+            }
+            _ => None,
+        };
+        if let Some(attack) = attack
+            && attacks.last() != Some(&attack)
+        {
+            attacks.push(attack);
+        }
+    }
+    assert_eq!(attacks[0], "model: cart-has-a-heading", "{attacks:#?}");
+    let next = attacks
+        .iter()
+        .position(|a| a == "model: cart-has-one-heading-still")
+        .expect("the model's second attack");
+    assert!(
+        next >= 2,
+        "Windup's own attacks between the model's: {attacks:#?}"
+    );
+    assert!(
+        attacks[1..next].iter().all(|a| !a.starts_with("model: ")),
+        "{attacks:#?}"
+    );
+    // One built-in turn: the record oracle's measured submissions, all of one form.
+    assert!(
+        attacks[1..next].iter().all(|a| a.ends_with("form on /")),
+        "{attacks:#?}"
+    );
+}

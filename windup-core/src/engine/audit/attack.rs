@@ -23,50 +23,105 @@ const ROWS: [&str; 4] = ["tbody tr", "ul li", "ol li", "article"];
 /// Pages measured around a submission, at most.
 const MEASURED: usize = 5;
 
-pub(super) async fn attack(
-    lab: &Lab<'_>,
-    explored: &Explored,
-    spend: &mut Budgeted<'_>,
-    judged: &mut Judged,
-) {
-    let deny = &lab.config.deny;
-    let forms: Vec<Form<'_>> = forms(explored)
-        .into_iter()
-        .filter(|f| {
-            !f.fields
-                .iter()
-                .any(|c| c.submits && deny.denies_name(c.called()))
-        })
-        .collect();
-    lab.watcher.reasoning(&format!(
-        "Attacking {} forms with hostile values, repeated and double submissions.",
-        forms.len()
-    ));
-    // The moves that most often break business rules first, so a small budget still tries them.
-    let mut actions_seen = BTreeSet::new();
-    for form in forms.iter().filter(|f| f.method == "post" && !f.is_login()) {
-        // One control per place a form posts to: the same action from another page makes the
-        // same records.
-        if actions_seen.insert(form.action.split('?').next().unwrap_or("").to_owned()) {
-            records(lab, explored, form, spend, judged).await;
+/// The built-in attacks of one audit, in the order they are tried: the moves that most often
+/// break business rules first, so a small budget still tries them.
+pub(super) struct BuiltIn<'a> {
+    forms: Vec<Form<'a>>,
+    turns: std::collections::VecDeque<Turn>,
+    /// Whether the forms' attacks, and the walks, were announced.
+    forms_told: bool,
+    walks_told: bool,
+}
+
+/// One built-in attack, on a form by its index.
+#[derive(Debug, Clone, Copy)]
+enum Turn {
+    Records(usize),
+    Twice(usize),
+    /// A form's hostile values, from the `.1`th on.
+    Hostile(usize, usize),
+    Walk(usize),
+}
+
+impl<'a> BuiltIn<'a> {
+    pub(super) fn new(lab: &Lab<'_>, explored: &'a Explored) -> Self {
+        let deny = &lab.config.deny;
+        let forms: Vec<Form<'a>> = forms(explored)
+            .into_iter()
+            .filter(|f| {
+                !f.fields
+                    .iter()
+                    .any(|c| c.submits && deny.denies_name(c.called()))
+            })
+            .collect();
+        let mut turns = std::collections::VecDeque::new();
+        let mut actions_seen = BTreeSet::new();
+        for (n, form) in forms.iter().enumerate() {
+            // One record attack per place a form posts to: the same action from another page
+            // makes the same records.
+            if form.method == "post"
+                && !form.is_login()
+                && actions_seen.insert(form.action.split('?').next().unwrap_or("").to_owned())
+            {
+                turns.push_back(Turn::Records(n));
+            }
+        }
+        turns.extend((0..forms.len()).map(Turn::Twice));
+        turns.extend(
+            (0..forms.len())
+                .filter(|&n| !forms[n].is_login())
+                .map(|n| Turn::Hostile(n, 0)),
+        );
+        turns.extend((0..lab.config.budget.walks).map(Turn::Walk));
+        BuiltIn {
+            forms,
+            turns,
+            forms_told: false,
+            walks_told: false,
         }
     }
-    for form in &forms {
-        twice(lab, explored, form, spend, judged).await;
-    }
-    for form in forms.iter().filter(|f| !f.is_login()) {
-        hostile_values(lab, form, spend, judged).await;
-    }
-    let budget = spend.budget();
-    lab.watcher.reasoning(&format!(
-        "Walking the app at random: {} walks of {} moves from seed {}.",
-        budget.walks, budget.walk_length, lab.config.seed
-    ));
-    for walk in 0..budget.walks {
-        if spend.exhausted() {
-            break;
+
+    /// Runs the next attack; false when none is left.
+    pub(super) async fn next(
+        &mut self,
+        lab: &Lab<'_>,
+        explored: &Explored,
+        spend: &mut Budgeted<'_>,
+        judged: &mut Judged,
+    ) -> bool {
+        let Some(turn) = self.turns.pop_front() else {
+            return false;
+        };
+        if !self.forms_told {
+            self.forms_told = true;
+            lab.watcher.reasoning(&format!(
+                "Attacking {} forms with hostile values, repeated and double submissions.",
+                self.forms.len()
+            ));
         }
-        random_walk(lab, walk, spend, judged).await;
+        match turn {
+            Turn::Records(n) => records(lab, explored, &self.forms[n], spend, judged).await,
+            Turn::Twice(n) => twice(lab, explored, &self.forms[n], spend, judged).await,
+            Turn::Hostile(n, at) => {
+                if hostile_value(lab, &self.forms[n], at, spend, judged).await {
+                    self.turns.push_front(Turn::Hostile(n, at + 1));
+                }
+            }
+            Turn::Walk(walk) => {
+                if !self.walks_told {
+                    self.walks_told = true;
+                    let budget = spend.budget();
+                    lab.watcher.reasoning(&format!(
+                        "Walking the app at random: {} walks of {} moves from seed {}.",
+                        budget.walks, budget.walk_length, lab.config.seed
+                    ));
+                }
+                if !spend.exhausted() {
+                    random_walk(lab, walk, spend, judged).await;
+                }
+            }
+        }
+        true
     }
 }
 
@@ -140,24 +195,34 @@ impl Form<'_> {
     }
 }
 
-async fn hostile_values(
+/// The `at`th hostile value of a form (its fields in order, each field's values in order) put
+/// in and sent; whether the form has more.
+async fn hostile_value(
     lab: &Lab<'_>,
     form: &Form<'_>,
+    at: usize,
     spend: &mut Budgeted<'_>,
     judged: &mut Judged,
-) {
-    for field in form.fields.iter().filter(|c| !c.submits) {
-        for (what, value) in moves::hostile(field, &format!("m{}", spend.attacks)) {
-            if spend.exhausted() {
-                return;
-            }
-            let Some(actions) = form.submitted(lab, Some((&field.selector, &value))) else {
-                continue;
-            };
-            let label = format!("{what} in {:?} of {}", field.called(), form.name());
-            try_attack(lab, numbered(actions), &label, spend, judged).await;
-        }
+) -> bool {
+    let marker = format!("m{}", spend.attacks);
+    let values: Vec<(&Control, &'static str, String)> = form
+        .fields
+        .iter()
+        .filter(|c| !c.submits)
+        .flat_map(|field| {
+            moves::hostile(field, &marker)
+                .into_iter()
+                .map(move |(what, value)| (*field, what, value))
+        })
+        .collect();
+    let Some((field, what, value)) = values.get(at) else {
+        return false;
+    };
+    if let Some(actions) = form.submitted(lab, Some((&field.selector, value))) {
+        let label = format!("{what} in {:?} of {}", field.called(), form.name());
+        try_attack(lab, numbered(actions), &label, spend, judged).await;
     }
+    at + 1 < values.len()
 }
 
 /// The same submission twice in a row (a coupon applied twice), from the form's page again

@@ -365,10 +365,25 @@ impl Audit<'_> {
         let lab = self.lab(&options, &invariants, &reads);
         self.watcher.phase(Phase::Attack);
         let mut judged = judge::Judged::default();
-        if let Some(model) = self.model {
-            with_model::attacks(&lab, model, &explored, &mut state, &mut judged).await;
+        let mut planned = with_model::Planned::new(&invariants, &explored);
+        let mut built_in = attack::BuiltIn::new(&lab, &explored);
+        // The model's attacks and Windup's own take turns, so neither starves the other.
+        loop {
+            let mut attacked = false;
+            if let Some(model) = self.model
+                && !state.exhausted()
+            {
+                attacked |= planned.next(&lab, model, &mut state, &mut judged).await;
+            }
+            if !state.exhausted() {
+                attacked |= built_in
+                    .next(&lab, &explored, &mut state, &mut judged)
+                    .await;
+            }
+            if !attacked || state.exhausted() {
+                break;
+            }
         }
-        attack::attack(&lab, &explored, &mut state, &mut judged).await;
         self.watcher.phase(Phase::Report);
         let statuses = judged.statuses(&invariants, &state.invalid);
         let spent = self.model.map(AuditModel::spent).unwrap_or_default();

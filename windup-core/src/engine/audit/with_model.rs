@@ -140,32 +140,44 @@ fn nearest<'a>(explored: &'a Explored, invariant: &Invariant) -> Option<&'a Page
         .min_by_key(|p| p.path.len())
 }
 
-/// The attacks the model plans: one per rule of the app's own (the user's, the model's) that
-/// is still unbroken, the quickest to reach first, each from the nearest page of its surface.
-pub(super) async fn attacks(
-    lab: &Lab<'_>,
-    model: &AuditModel,
-    explored: &Explored,
-    spend: &mut Budgeted<'_>,
-    judged: &mut Judged,
-) {
-    let mut targets: Vec<(&Invariant, &Page)> = lab
-        .invariants
-        .iter()
-        .filter(|i| i.source != crate::invariant::Source::Generic)
-        .filter_map(|i| nearest(explored, i).map(|page| (i, page)))
-        .collect();
-    targets.sort_by_key(|(_, page)| page.path.len());
-    for (invariant, page) in targets {
-        if spend.exhausted() {
-            break;
+/// The attacks the model plans: one per rule of the app's own (the user's, the model's), the
+/// quickest to reach first, each from the nearest page of its surface, while the rule is still
+/// unbroken.
+pub(super) struct Planned<'a> {
+    targets: std::collections::VecDeque<(&'a Invariant, &'a Page)>,
+}
+
+impl<'a> Planned<'a> {
+    pub(super) fn new(invariants: &'a [Invariant], explored: &'a Explored) -> Self {
+        let mut targets: Vec<(&Invariant, &Page)> = invariants
+            .iter()
+            .filter(|i| i.source != crate::invariant::Source::Generic)
+            .filter_map(|i| nearest(explored, i).map(|page| (i, page)))
+            .collect();
+        targets.sort_by_key(|(_, page)| page.path.len());
+        Planned {
+            targets: targets.into(),
         }
-        if judged.broke(&invariant.id) {
-            continue;
+    }
+
+    /// Asks for and runs the attack on the next rule still unbroken; false when none is left.
+    pub(super) async fn next(
+        &mut self,
+        lab: &Lab<'_>,
+        model: &AuditModel,
+        spend: &mut Budgeted<'_>,
+        judged: &mut Judged,
+    ) -> bool {
+        while let Some((invariant, page)) = self.targets.pop_front() {
+            if judged.broke(&invariant.id) {
+                continue;
+            }
+            if let Some(planned) = plan(lab, model, invariant, page, spend).await {
+                run_planned(lab, invariant, page, planned, spend, judged).await;
+            }
+            return true;
         }
-        if let Some(planned) = plan(lab, model, invariant, page, spend).await {
-            run_planned(lab, invariant, page, planned, spend, judged).await;
-        }
+        false
     }
 }
 
