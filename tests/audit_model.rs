@@ -230,7 +230,11 @@ async fn the_model_finds_a_bug_the_generic_oracles_cannot(wire: Wire) {
         0,
         "rules, attack and judge were each asked once"
     );
-    for request in fake.requests() {
+    // The rules are read from the pages and from screenshots of the first of them.
+    let requests = fake.requests();
+    assert!(requests[0].images >= 1, "no screenshot in the rules prompt");
+    assert!(requests[1..].iter().all(|r| r.images == 0));
+    for request in requests {
         assert_eq!(request.wire, Some(wire));
         assert!(request.problems.is_empty(), "{:?}", request.problems);
         let body = request.body.to_string();
@@ -596,4 +600,49 @@ async fn the_models_attacks_and_windups_own_take_turns() {
         attacks[1..next].iter().all(|a| a.ends_with("form on /")),
         "{attacks:#?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_shows_a_secret_is_never_sent_as_a_screenshot() {
+    let site = common::patterns::PatternSite::start().await;
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::Json(json!({ "invariants": [{
+        "id": "account-has-a-title", "statement": "The account page says what it is.",
+        "surface": "/account-badge.html", "predicate": "count(\"h1\") == 1", "severity": "low"
+    }]})));
+    let project = Project::with(&[]);
+    let settings = settings(&project, Wire::Anthropic, &fake, false);
+    // The account page shows the demo account's email, upper-cased, in a shadow root; the
+    // page it links to shows none.
+    let start = format!("{}/account-badge.html", site.url());
+    let (_, events) = audit_until(settings, budget(), &start, &|said: &str| {
+        said.contains("invariants to hold")
+    })
+    .await;
+    let said = reasonings(&events);
+    assert!(
+        said.iter().any(|t| t
+            == "No screenshot of /account-badge.html for the model: the page shows \
+                accounts.demo.email."),
+        "{said:#?}"
+    );
+    let rules = &fake.requests()[0];
+    assert!(rules.problems.is_empty(), "{:?}", rules.problems);
+    let asked = rules.body.to_string();
+    assert!(asked.contains("No screenshot of /account-badge.html: it shows an account's values."));
+    assert!(
+        asked.contains("Image 1 is a screenshot of /label-for.html."),
+        "{asked}"
+    );
+    // Each image sent is announced, and kept beside the prompt for review.
+    let announced = asked.matches(" is a screenshot of ").count();
+    assert_eq!(rules.images, announced);
+    let kept = project.root().join(".windup/prompts");
+    let pngs = std::fs::read_dir(&kept)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "png"))
+        .count();
+    assert_eq!(pngs, announced);
+    site.stop().await;
 }

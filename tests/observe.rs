@@ -134,6 +134,25 @@ customElements.define('shop-list', class extends HTMLElement {
 </script>
 </body></html>"#;
 
+/// An account badge as component libraries render it (upper-cased, in a shadow root), a
+/// filled form, and a same-origin frame with a typed value.
+const SHOWN: &str = r#"<!doctype html><html><head><title>Account</title></head><body>
+<account-badge></account-badge>
+<form><input id="email" type="email" value="ada@example.test">
+<input id="secret" type="password" value="hunter2-secret"><input type="hidden" name="token" value="tok-hidden-9">
+<textarea id="bio">Writes   engines</textarea></form>
+<p style="display:none">Not rendered</p>
+<iframe id="frame" src="/frame.html"></iframe>
+<script>
+customElements.define('account-badge', class extends HTMLElement {
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).innerHTML = '<span style="text-transform:uppercase">Signed in as ada@example.test</span>';
+  }
+});
+</script>
+</body></html>"#;
+
 const FRAME: &str = r#"<!doctype html><html><body>
 <p class="item">In the frame</p><input id="qty" value="3"><p class="price">$2.00</p>
 </body></html>"#;
@@ -265,6 +284,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
     let ok = |body: &str| Some((StatusCode::OK, body.to_owned()));
     match name {
         "values.html" => ok(VALUES),
+        "shown.html" => ok(SHOWN),
         "frame.html" => ok(FRAME),
         "broken.html" => ok(BROKEN),
         "events.html" => ok(EVENTS),
@@ -396,6 +416,44 @@ fn check(source: &str, now: &Observation) -> Verdict {
 }
 
 #[tokio::test]
+async fn what_a_screenshot_could_show_is_read_through_shadow_roots_frames_and_fields() {
+    let rig = Rig::start().await;
+    rig.open("/shown.html").await;
+    let shown = rig.session.shown_text().await.expect("the page's text");
+    let lines: Vec<&str> = shown.lines().map(str::trim).collect();
+    // The badge as it renders, upper-cased; the field's value; the frame's text and value.
+    assert!(lines.contains(&"SIGNED IN AS ADA@EXAMPLE.TEST"), "{shown}");
+    assert!(lines.contains(&"ada@example.test"), "{shown}");
+    assert!(lines.contains(&"Writes   engines"), "{shown}");
+    assert!(lines.contains(&"In the frame"), "{shown}");
+    assert!(lines.contains(&"3"), "{shown}");
+    // What no screenshot shows: a password's characters, a hidden field, what is not rendered.
+    for unseen in ["hunter2-secret", "tok-hidden-9", "Not rendered"] {
+        assert!(!shown.contains(unseen), "{unseen} in {shown}");
+    }
+    // The secrets the page shows, whatever its case and spacing.
+    let redactor = windup::engine::planner::prompt::Redactor::new([
+        (
+            "accounts.ada.email".to_owned(),
+            windup::engine::secrets::SecretValue::new("Ada@Example.test"),
+        ),
+        (
+            "accounts.ada.bio".to_owned(),
+            windup::engine::secrets::SecretValue::new("writes engines"),
+        ),
+        (
+            "accounts.ada.password".to_owned(),
+            windup::engine::secrets::SecretValue::new("hunter2-secret"),
+        ),
+    ]);
+    assert_eq!(
+        redactor.shown_in(&shown),
+        ["accounts.ada.email", "accounts.ada.bio"]
+    );
+    rig.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_observation_reads_shadow_roots_frames_visible_matches_inputs_and_money() {
     let rig = Rig::start().await;
     rig.open("/values.html").await;

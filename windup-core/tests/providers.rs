@@ -32,10 +32,7 @@ async fn ask(settings: &LlmSettings) -> Called {
     let client = llm::client(settings).expect("a client");
     let prompt = Prompt {
         system: "Answer with JSON.".to_owned(),
-        messages: vec![Message {
-            role: Role::User,
-            text: "Plan it.".to_owned(),
-        }],
+        messages: vec![Message::text(Role::User, "Plan it.".to_owned())],
     };
     let schema = windup_core::plan::answer_schema();
     let request = Request {

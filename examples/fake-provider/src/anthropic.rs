@@ -4,6 +4,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
 use crate::check::{self, Fields};
+use crate::image::{self, Tally};
 use crate::render::{Answer, Exchange};
 
 /// The only API version the Messages API has.
@@ -74,7 +75,8 @@ fn check_messages(body: &Fields, problems: &mut Vec<String>) {
         let Some(message) = check::object(Some(message), &path, problems) else {
             continue;
         };
-        match message.get("role").and_then(Value::as_str) {
+        let role = message.get("role").and_then(Value::as_str);
+        match role {
             Some("user" | "assistant") => {}
             _ => problems.push(format!(
                 "{path}.role must be \"user\" or \"assistant\", got {}",
@@ -85,7 +87,8 @@ fn check_messages(body: &Fields, problems: &mut Vec<String>) {
             Some(Value::String(_)) => {}
             Some(Value::Array(blocks)) => {
                 for (j, block) in blocks.iter().enumerate() {
-                    check_block(block, &format!("{path}.content[{j}]"), problems);
+                    let path = format!("{path}.content[{j}]");
+                    check_block(block, &path, role == Some("user"), problems);
                 }
             }
             other => problems.push(format!(
@@ -96,18 +99,73 @@ fn check_messages(body: &Fields, problems: &mut Vec<String>) {
     }
 }
 
-/// A content block is an object with a `type`; a text block also has its `text`.
-fn check_block(block: &Value, path: &str, problems: &mut Vec<String>) {
+/// A content block is an object with a `type`; a text block also has its `text`, an image block
+/// (only in a user message) its `source`.
+fn check_block(block: &Value, path: &str, user: bool, problems: &mut Vec<String>) {
     match block.get("type").and_then(Value::as_str) {
         Some("text") if !block.get("text").is_some_and(Value::is_string) => {
             problems.push(format!("{path}.text must be a string"));
         }
+        Some("image") if user => check_source(block.get("source"), path, problems),
+        Some("image") => problems.push(format!(
+            "{path} must not be an image block: only user messages may carry images"
+        )),
         Some(_) => {}
         None => problems.push(format!(
             "{path} must be a content block with a string type, got {}",
             check::kind(block)
         )),
     }
+}
+
+/// An image block's `source`: base64 data of a known media type, or a URL.
+fn check_source(source: Option<&Value>, path: &str, problems: &mut Vec<String>) {
+    let path = format!("{path}.source");
+    let Some(source) = check::object(source, &path, problems) else {
+        return;
+    };
+    match source.get("type").and_then(Value::as_str) {
+        Some("base64") => {
+            let media_path = format!("{path}.media_type");
+            let media = image::media_type(source.get("media_type"), &media_path, problems);
+            image::check_data(source.get("data"), media, &format!("{path}.data"), problems);
+        }
+        Some("url") => match source.get("url").and_then(Value::as_str) {
+            Some(url) if is_web_url(url) => {}
+            _ => problems.push(format!(
+                "{path}.url must be an http:// or https:// URL, got {}",
+                image::preview(source.get("url"))
+            )),
+        },
+        _ => problems.push(format!(
+            "{path}.type must be \"base64\" or \"url\", got {}",
+            shown(source.get("type"))
+        )),
+    }
+}
+
+/// Whether `url` is an http or https URL with something after the scheme.
+fn is_web_url(url: &str) -> bool {
+    ["https://", "http://"].iter().any(|scheme| {
+        url.strip_prefix(scheme)
+            .is_some_and(|rest| !rest.is_empty())
+    })
+}
+
+/// The image blocks of the messages; a base64 source's payload is its `data`.
+pub(crate) fn images(body: &Fields) -> Tally {
+    let mut tally = Tally::default();
+    let blocks = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|message| message.get("content")?.as_array())
+        .flatten();
+    for block in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("image")) {
+        tally.add(block.pointer("/source/data").and_then(Value::as_str));
+    }
+    tally
 }
 
 /// Checks `tools` and returns the names of those that are well-formed.

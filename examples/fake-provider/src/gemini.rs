@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
 use crate::check::{self, Fields};
+use crate::image::{self, Tally};
 use crate::render::{Answer, Exchange};
 
 /// Every way the request differs from a well-formed JSON-schema generateContent request.
@@ -43,12 +44,12 @@ pub(crate) fn check(
                 quoted(content.get("role"))
             )),
         }
-        check_parts(content, &path, &mut problems);
+        check_parts(content, &path, true, &mut problems);
     }
     if let Some(system) = field(body, "systemInstruction", "system_instruction")
         && let Some(system) = check::object(Some(system), "systemInstruction", &mut problems)
     {
-        check_parts(system, "systemInstruction", &mut problems);
+        check_parts(system, "systemInstruction", false, &mut problems);
     }
 
     let config = field(body, "generationConfig", "generation_config");
@@ -86,17 +87,63 @@ fn field<'a>(fields: &'a Fields, camel: &str, snake: &str) -> Option<&'a Value> 
     fields.get(camel).or_else(|| fields.get(snake))
 }
 
-/// Checks `parts`: a non-empty array of `{ "text": string }`.
-fn check_parts(content: &Fields, path: &str, problems: &mut Vec<String>) {
+/// Checks `parts`: a non-empty array of `{ "text": string }`, or also of
+/// `{ "inlineData": { "mimeType", "data" } }` where `images` allows.
+fn check_parts(content: &Fields, path: &str, images: bool, problems: &mut Vec<String>) {
     let parts = check::non_empty_array(content, "parts", &format!("{path}.parts"), problems);
     for (j, part) in parts.into_iter().flatten().enumerate() {
-        if !part.get("text").is_some_and(Value::is_string) {
-            problems.push(format!(
-                "{path}.parts[{j}].text must be a string, got {}",
-                check::got(part.get("text"))
-            ));
+        let path = format!("{path}.parts[{j}]");
+        let inline = part
+            .as_object()
+            .and_then(|p| field(p, "inlineData", "inline_data"));
+        match (part.get("text"), inline) {
+            (Some(_), Some(_)) => problems.push(format!(
+                "{path} must hold exactly one of text and inlineData, got both"
+            )),
+            (None, Some(_)) if !images => {
+                problems.push(format!("{path} must be a text part, got inlineData"));
+            }
+            (None, Some(inline)) => check_inline_data(inline, &path, problems),
+            (text, None) if !text.is_some_and(Value::is_string) => problems.push(format!(
+                "{path}.text must be a string, got {}",
+                check::got(text)
+            )),
+            (_, None) => {}
         }
     }
+}
+
+/// An image given inline: a known image media type and its base64 bytes.
+fn check_inline_data(inline: &Value, path: &str, problems: &mut Vec<String>) {
+    let path = format!("{path}.inlineData");
+    let Some(inline) = check::object(Some(inline), &path, problems) else {
+        return;
+    };
+    let mime = field(inline, "mimeType", "mime_type");
+    let media = image::media_type(mime, &format!("{path}.mimeType"), problems);
+    image::check_data(inline.get("data"), media, &format!("{path}.data"), problems);
+}
+
+/// The inline images of the contents and the system instruction.
+pub(crate) fn images(body: &Fields) -> Tally {
+    let mut tally = Tally::default();
+    let contents = body.get("contents").and_then(Value::as_array);
+    let system = field(body, "systemInstruction", "system_instruction");
+    let parts = contents
+        .into_iter()
+        .flatten()
+        .chain(system)
+        .filter_map(|content| content.get("parts")?.as_array())
+        .flatten();
+    for part in parts {
+        let inline = part
+            .as_object()
+            .and_then(|p| field(p, "inlineData", "inline_data"));
+        if let Some(inline) = inline {
+            tally.add(inline.get("data").and_then(Value::as_str));
+        }
+    }
+    tally
 }
 
 fn quoted(value: Option<&Value>) -> String {

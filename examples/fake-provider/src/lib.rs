@@ -24,6 +24,7 @@
 mod anthropic;
 mod check;
 mod gemini;
+mod image;
 mod openai;
 mod render;
 mod strict;
@@ -42,7 +43,12 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
+use image::Tally;
 use render::Exchange;
+
+/// The input tokens the fake bills for each image, whatever its size; the image's base64 payload
+/// is not counted as text.
+pub const IMAGE_TOKENS: u64 = 1_000;
 
 /// The wire format a request was sent in, told by its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,6 +105,8 @@ pub struct Recorded {
     pub body: Value,
     /// Every check the request failed, in the words of the 400 it got; empty when well-formed.
     pub problems: Vec<String>,
+    /// How many images (image parts or blocks, well-formed or not) the request's messages carry.
+    pub images: usize,
 }
 
 /// A fake LLM provider serving on a free port of 127.0.0.1; stops when dropped.
@@ -236,6 +244,18 @@ impl Route {
         });
         problems
     }
+
+    /// The images the request carries on this route.
+    fn images(&self, json: Option<&Value>) -> Tally {
+        let Some(Value::Object(fields)) = json else {
+            return Tally::default();
+        };
+        match self {
+            Route::OpenAi => openai::images(fields),
+            Route::Gemini { .. } => gemini::images(fields),
+            Route::Anthropic => anthropic::images(fields),
+        }
+    }
 }
 
 /// Checks, records and answers every request, whatever its method and path.
@@ -253,6 +273,9 @@ async fn receive(
         Some(route) => route.check(&method, &headers, json.as_ref()),
         None => vec![format!("no provider API is served at {method} {path}")],
     };
+    let images = route
+        .as_ref()
+        .map_or_else(Tally::default, |route| route.images(json.as_ref()));
 
     let seq = {
         let mut log = shared.log();
@@ -262,6 +285,7 @@ async fn receive(
             headers: recorded_headers(&headers),
             body: json.clone().unwrap_or(Value::Null),
             problems: problems.clone(),
+            images: images.count,
         });
         log.len()
     };
@@ -269,7 +293,7 @@ async fn receive(
     let Some(route) = route else {
         return render::not_found(&problems.join("; "));
     };
-    let exchange = exchange(&route, seq, json.as_ref(), body.len());
+    let exchange = exchange(&route, seq, json.as_ref(), body.len(), images);
     if !problems.is_empty() {
         return render::rejected(route.wire(), &exchange, &problems.join("; "));
     }
@@ -281,7 +305,13 @@ async fn receive(
 }
 
 /// What answering the request needs to know about it.
-fn exchange(route: &Route, seq: usize, json: Option<&Value>, body_len: usize) -> Exchange {
+fn exchange(
+    route: &Route,
+    seq: usize,
+    json: Option<&Value>,
+    body_len: usize,
+    images: Tally,
+) -> Exchange {
     let model = match route {
         Route::Gemini { model, .. } => model.clone(),
         Route::OpenAi | Route::Anthropic => json
@@ -298,7 +328,9 @@ fn exchange(route: &Route, seq: usize, json: Option<&Value>, body_len: usize) ->
         seq,
         model,
         tool,
-        input_tokens: render::tokens(body_len),
+        // Billing base64 as text would make a screenshot cost tens of thousands of tokens.
+        input_tokens: render::tokens(body_len.saturating_sub(images.payload_bytes))
+            + IMAGE_TOKENS * images.count as u64,
     }
 }
 

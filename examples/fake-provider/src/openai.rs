@@ -4,6 +4,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
 use crate::check::{self, Fields};
+use crate::image::{self, Tally};
 use crate::render::{Answer, Exchange};
 use crate::strict;
 
@@ -42,15 +43,107 @@ pub(crate) fn check(headers: &HeaderMap, body: Option<&Fields>) -> Vec<String> {
                 )
             )),
         }
-        if !message.get("content").is_some_and(Value::is_string) {
-            problems.push(format!(
-                "messages[{i}].content must be a string, got {}",
-                check::got(message.get("content"))
-            ));
-        }
+        let role = message.get("role").and_then(Value::as_str);
+        check_content(message, &format!("messages[{i}]"), role, &mut problems);
     }
     check_response_format(body.get("response_format"), &mut problems);
     problems
+}
+
+/// `content` is a string or a non-empty array of parts: text parts, and image parts in a user message.
+fn check_content(message: &Fields, path: &str, role: Option<&str>, problems: &mut Vec<String>) {
+    let parts = match message.get("content") {
+        Some(Value::String(_)) => return,
+        Some(Value::Array(parts)) if !parts.is_empty() => parts,
+        other => {
+            let got = match other {
+                Some(Value::Array(_)) => "an empty array",
+                other => check::got(other),
+            };
+            problems.push(format!(
+                "{path}.content must be a string or a non-empty array of content parts, got {got}"
+            ));
+            return;
+        }
+    };
+    let user = role == Some("user");
+    for (j, part) in parts.iter().enumerate() {
+        let path = format!("{path}.content[{j}]");
+        let Some(part) = check::object(Some(part), &path, problems) else {
+            continue;
+        };
+        match part.get("type").and_then(Value::as_str) {
+            Some("text") if !part.get("text").is_some_and(Value::is_string) => {
+                problems.push(format!(
+                    "{path}.text must be a string, got {}",
+                    check::got(part.get("text"))
+                ));
+            }
+            Some("text") => {}
+            Some("image_url") if user => check_image_url(part, &path, problems),
+            Some("image_url") => problems.push(format!(
+                "{path} must be a text part: only user messages may carry images, got an image_url part in a {} message",
+                role.unwrap_or("role-less")
+            )),
+            _ if user => problems.push(format!(
+                "{path}.type must be \"text\" or \"image_url\", got {}",
+                describe(part.get("type"))
+            )),
+            _ => problems.push(format!(
+                "{path}.type must be \"text\", got {}",
+                describe(part.get("type"))
+            )),
+        }
+    }
+}
+
+/// An image part's `image_url`: an https URL or a base64 data URL, and an optional detail.
+fn check_image_url(part: &Fields, path: &str, problems: &mut Vec<String>) {
+    let path = format!("{path}.image_url");
+    let Some(image_url) = check::object(part.get("image_url"), &path, problems) else {
+        return;
+    };
+    let url_path = format!("{path}.url");
+    let url = image_url.get("url").and_then(Value::as_str);
+    match url.map(|url| (url, image::data_url(url))) {
+        Some((_, Some((media, payload)))) if image::MEDIA_TYPES.contains(&media) => {
+            image::check_payload(payload, Some(media), &url_path, problems);
+        }
+        Some((_, Some((media, _)))) => problems.push(format!(
+            "{url_path} must be a data URL of one of {}, got one of {media:?}",
+            image::MEDIA_TYPES.join(", ")
+        )),
+        Some((url, None)) if url.len() > "https://".len() && url.starts_with("https://") => {}
+        _ => problems.push(format!(
+            "{url_path} must be an https:// URL or a data:<image type>;base64,<data> URL, got {}",
+            image::preview(image_url.get("url"))
+        )),
+    }
+    match image_url.get("detail").and_then(Value::as_str) {
+        None if !image_url.contains_key("detail") => {}
+        Some("auto" | "low" | "high") => {}
+        _ => problems.push(format!(
+            "{path}.detail must be \"auto\", \"low\" or \"high\", got {}",
+            describe(image_url.get("detail"))
+        )),
+    }
+}
+
+/// The images the messages carry; a data URL's payload is the part after its comma.
+pub(crate) fn images(body: &Fields) -> Tally {
+    let mut tally = Tally::default();
+    let parts = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|message| message.get("content")?.as_array())
+        .flatten();
+    for part in parts.filter(|p| p.get("type").and_then(Value::as_str) == Some("image_url")) {
+        let url = part.pointer("/image_url/url").and_then(Value::as_str);
+        tally.add(url.and_then(image::data_url).map(|(_, payload)| payload));
+    }
+    tally
 }
 
 fn check_response_format(format: Option<&Value>, problems: &mut Vec<String>) {

@@ -23,7 +23,7 @@ pub(crate) struct Exchange {
     pub model: String,
     /// Anthropic's forced tool, `tool_choice.name`.
     pub tool: Option<String>,
-    /// The request's size in tokens.
+    /// The request's size in tokens: its text's, plus [`crate::IMAGE_TOKENS`] per image.
     pub input_tokens: u64,
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Answer, send, send_body, send_raw};
+use common::{assert_rejected, send, send_body, send_raw};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use windup_fake_provider::{FakeProvider, Reply, Wire};
@@ -158,44 +158,6 @@ async fn openai_and_gemini_carry_text_replies_verbatim() {
     assert_eq!(
         gemini.body["candidates"][0]["content"]["parts"][0]["text"],
         "{\"steps\":"
-    );
-}
-
-/// Sends a malformed request and checks the 400, the record and that the reply stays queued.
-async fn assert_rejected(wire: Wire, answer: Answer, provider: &FakeProvider, expect: &str) {
-    assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{:?}", answer.body);
-    let message = match wire {
-        Wire::OpenAi => {
-            assert_eq!(answer.body["error"]["type"], "invalid_request_error");
-            &answer.body["error"]["message"]
-        }
-        Wire::Gemini => {
-            assert_eq!(answer.body["error"]["code"], 400);
-            assert_eq!(answer.body["error"]["status"], "INVALID_ARGUMENT");
-            &answer.body["error"]["message"]
-        }
-        Wire::Anthropic => {
-            assert_eq!(answer.body["type"], "error");
-            assert_eq!(answer.body["error"]["type"], "invalid_request_error");
-            &answer.body["error"]["message"]
-        }
-    };
-    let message = message.as_str().expect("a message");
-    assert!(message.contains(expect), "{expect:?} not in {message:?}");
-
-    let recorded = provider.requests();
-    let last = recorded.last().expect("recorded");
-    assert_eq!(last.wire, Some(wire));
-    assert!(
-        last.problems.iter().any(|p| p.contains(expect)),
-        "{expect:?} not in {:?}",
-        last.problems
-    );
-    assert_eq!(message, last.problems.join("; "));
-    assert_eq!(
-        provider.pending(),
-        1,
-        "a malformed request consumes no reply"
     );
 }
 

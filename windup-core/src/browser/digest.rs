@@ -7,6 +7,7 @@ use super::scripts::{self, Script};
 use super::{BrowserError, Session};
 
 static DIGEST: Script = Script::new(|| scripts::with_selectors(include_str!("js/digest.js")));
+static SHOWN: Script = Script::new(|| scripts::with_helpers(include_str!("js/shown.js")));
 
 /// What a page offers, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,5 +100,12 @@ impl Session {
     /// The digest of the current page.
     pub async fn digest(&self) -> Result<PageDigest, BrowserError> {
         self.page_script("page digest", &DIGEST).await
+    }
+
+    /// Every text a screenshot of the page could show: what it renders (open shadow roots and
+    /// same-origin frames included) and the values in its fields, except passwords. What a
+    /// cross-origin frame or a canvas shows is not in it.
+    pub async fn shown_text(&self) -> Result<String, BrowserError> {
+        self.page_script("page text", &SHOWN).await
     }
 }

@@ -627,13 +627,17 @@ impl Session {
         })
     }
 
-    /// A PNG of the viewport, written to `path` (parent directories created).
-    pub async fn screenshot(&self, path: &Path) -> Result<(), BrowserError> {
-        let png = self
-            .client
+    /// A PNG of the viewport.
+    pub async fn screenshot_png(&self) -> Result<Vec<u8>, BrowserError> {
+        self.client
             .screenshot()
             .await
-            .map_err(|e| BrowserError::command("take a screenshot", e))?;
+            .map_err(|e| BrowserError::command("take a screenshot", e))
+    }
+
+    /// A PNG of the viewport, written to `path` (parent directories created).
+    pub async fn screenshot(&self, path: &Path) -> Result<(), BrowserError> {
+        let png = self.screenshot_png().await?;
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|source| BrowserError::Profile {
                 path: parent.to_owned(),

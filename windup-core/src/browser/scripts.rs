@@ -51,6 +51,7 @@ mod tests {
         ("digest.js", include_str!("js/digest.js")),
         ("observer.js", include_str!("js/observer.js")),
         ("observe.js", include_str!("js/observe.js")),
+        ("shown.js", include_str!("js/shown.js")),
     ];
 
     #[test]

@@ -58,6 +58,7 @@ struct FileLlm {
     retries: Option<Spanned<i64>>,
     semantic_retries: Option<Spanned<i64>>,
     max_output_tokens: Option<Spanned<i64>>,
+    images: Option<Spanned<bool>>,
 }
 
 /// `windup.toml`'s text, for locating values and errors.
@@ -115,6 +116,7 @@ impl File<'_> {
             retries: raw.retries.map(|v| self.typed(v)),
             semantic_retries: raw.semantic_retries.map(|v| self.typed(v)),
             max_output_tokens: raw.max_output_tokens.map(|v| self.typed(v)),
+            images: raw.images.map(|v| self.sourced(v)),
         }
     }
 
@@ -218,7 +220,7 @@ fn key_hint(key: &str) -> &'static str {
         "allowed_origins" | "ignore_tags" => {
             "write a list of quoted strings, e.g. `[\"a\", \"b\"]`"
         }
-        "headless" => "write `true` or `false` without quotes",
+        "headless" | "images" => "write `true` or `false` without quotes",
         "window" => "write `[width, height]`, e.g. `window = [1280, 900]`",
         _ => "write a quoted string, e.g. `key = \"value\"`",
     }

@@ -53,6 +53,8 @@ pub(super) struct LlmLayer {
     pub(super) retries: Option<Sourced<Written<i64>>>,
     pub(super) semantic_retries: Option<Sourced<Written<i64>>>,
     pub(super) max_output_tokens: Option<Sourced<Written<i64>>>,
+    /// Whether prompts may carry screenshots.
+    pub(super) images: Option<Sourced<bool>>,
 }
 
 /// `[accounts.NAME]`: key -> the name of the variable holding the value.
@@ -112,6 +114,7 @@ impl LlmLayer {
             retries: self.retries.or(lower.retries),
             semantic_retries: self.semantic_retries.or(lower.semantic_retries),
             max_output_tokens: self.max_output_tokens.or(lower.max_output_tokens),
+            images: self.images.or(lower.images),
         }
     }
 }

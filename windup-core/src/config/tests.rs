@@ -131,6 +131,7 @@ fn a_full_file() {
             base_url: Some("http://localhost:11434/v1".to_owned()),
             api_key_env: Some("OPENAI_API_KEY".to_owned()),
             api_key: None,
+            images: None,
             limits: LlmLimits::default(),
         })
     );
@@ -762,5 +763,31 @@ fn a_rule_across_keys_names_the_source_that_broke_it() {
     assert_eq!(
         (llm.provider, llm.model.as_deref()),
         (Provider::Gemini, Some("m"))
+    );
+}
+
+#[test]
+fn screenshots_go_to_the_hosted_models_unless_the_file_says_otherwise() {
+    let llm = |toml: &str| {
+        Settings::from_parts(root(), Some(toml), &no_env)
+            .expect("valid settings")
+            .llm
+            .expect("an [llm] section")
+    };
+    assert!(llm("[llm]\nprovider = \"anthropic\"\n").takes_images());
+    assert!(!llm("[llm]\nprovider = \"gemini\"\nimages = false\n").takes_images());
+    let local =
+        "[llm]\nprovider = \"openai-compatible\"\nbase_url = \"http://localhost:11434/v1\"\n";
+    assert!(
+        !llm(local).takes_images(),
+        "a local model may read text alone"
+    );
+    assert!(llm(&format!("{local}images = true\n")).takes_images());
+    let err = file_error("[llm]\nprovider = \"openai\"\nimages = \"yes\"\n");
+    assert_eq!(location(&err), (3, 10));
+    assert!(
+        err.to_string()
+            .contains("write `true` or `false` without quotes"),
+        "{err}"
     );
 }

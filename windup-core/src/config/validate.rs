@@ -332,6 +332,7 @@ impl Rules<'_> {
             base_url,
             api_key_env,
             api_key: None,
+            images: layer.images.as_ref().map(|v| v.value),
             limits: self.limits(layer)?,
         }))
     }

@@ -54,6 +54,27 @@ impl LlmClient for Anthropic {
     }
 }
 
+/// A turn's content: its text, or its images then its text as blocks (images first, as the
+/// API's guide advises).
+fn content(message: &crate::llm::Message) -> Value {
+    if message.images.is_empty() {
+        return json!(message.text);
+    }
+    let mut blocks: Vec<Value> = message
+        .images
+        .iter()
+        .map(|image| {
+            json!({ "type": "image", "source": {
+                "type": "base64",
+                "media_type": crate::llm::Image::MEDIA_TYPE,
+                "data": image.base64(),
+            } })
+        })
+        .collect();
+    blocks.push(json!({ "type": "text", "text": message.text }));
+    Value::Array(blocks)
+}
+
 pub(super) fn body(request: &Request<'_>, model: &str) -> Value {
     let messages: Vec<Value> = request
         .prompt
@@ -64,7 +85,7 @@ pub(super) fn body(request: &Request<'_>, model: &str) -> Value {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             };
-            json!({ "role": role, "content": message.text })
+            json!({ "role": role, "content": content(message) })
         })
         .collect();
     json!({

@@ -59,7 +59,14 @@ pub(super) fn body(request: &Request<'_>) -> Value {
                 Role::User => "user",
                 Role::Assistant => "model",
             };
-            json!({ "role": role, "parts": [{ "text": message.text }] })
+            let mut parts = vec![json!({ "text": message.text })];
+            for image in &message.images {
+                parts.push(json!({ "inlineData": {
+                    "mimeType": crate::llm::Image::MEDIA_TYPE,
+                    "data": image.base64(),
+                } }));
+            }
+            json!({ "role": role, "parts": parts })
         })
         .collect();
     json!({

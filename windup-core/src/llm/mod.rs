@@ -22,6 +22,14 @@ use serde_json::Value;
 pub use http::RetryPolicy;
 pub use settings::{LlmLimits, LlmSettings, Provider};
 
+/// What one image may cost in input tokens, at most, for a budget checked at a call's worst case.
+/// Screenshots are at most [`MAX_IMAGE_SIDE`] pixels a side, which every provider bills below this
+/// (Anthropic about w×h/750, OpenAI 85 + 170 a 512-pixel tile, Gemini 258 a 768-pixel tile).
+pub const IMAGE_TOKENS: u64 = 1_600;
+
+/// The longest side of an image Windup sends, in pixels.
+pub const MAX_IMAGE_SIDE: u32 = 1_024;
+
 /// A conversation for a model: instructions, then turns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
@@ -36,6 +44,67 @@ pub struct Prompt {
 pub struct Message {
     pub role: Role,
     pub text: String,
+    /// Pictures the turn shows, after its text; only a user's turn has them, and only for a
+    /// provider that takes images.
+    pub images: Vec<Image>,
+}
+
+impl Message {
+    /// A turn of text alone.
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        Message {
+            role,
+            text: text.into(),
+            images: Vec::new(),
+        }
+    }
+}
+
+/// A picture in a prompt: a PNG (a screenshot), sent inline.
+#[derive(Clone, PartialEq)]
+pub struct Image {
+    pub png: Vec<u8>,
+}
+
+impl Image {
+    /// The media type every provider is told.
+    pub const MEDIA_TYPE: &'static str = "image/png";
+
+    /// The bytes in standard base64, as every provider takes them inline.
+    pub fn base64(&self) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(&self.png)
+    }
+}
+
+impl Image {
+    /// A screenshot made fit to send: scaled down, its proportions kept, so that no side is
+    /// over [`MAX_IMAGE_SIDE`]; as it was when it fits already. An error when it is no image.
+    pub fn screenshot(png: Vec<u8>) -> Result<Image, String> {
+        let picture = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+            .map_err(|err| format!("the screenshot is not a PNG: {err}"))?;
+        if picture.width() <= MAX_IMAGE_SIDE && picture.height() <= MAX_IMAGE_SIDE {
+            return Ok(Image { png });
+        }
+        let small = picture.resize(
+            MAX_IMAGE_SIDE,
+            MAX_IMAGE_SIDE,
+            image::imageops::FilterType::Triangle,
+        );
+        let mut out = std::io::Cursor::new(Vec::new());
+        small
+            .write_to(&mut out, image::ImageFormat::Png)
+            .map_err(|err| format!("the screenshot could not be scaled: {err}"))?;
+        Ok(Image {
+            png: out.into_inner(),
+        })
+    }
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Image(png, {} bytes)", self.png.len())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -70,7 +70,7 @@ pub(super) fn body(request: &Request<'_>, model: &str, compatible: bool) -> Valu
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        messages.push(json!({ "role": role, "content": message.text }));
+        messages.push(json!({ "role": role, "content": content(message) }));
     }
     let limit = if compatible {
         "max_tokens"
@@ -90,6 +90,23 @@ pub(super) fn body(request: &Request<'_>, model: &str, compatible: bool) -> Valu
         },
         limit: request.max_output_tokens,
     })
+}
+
+/// A turn's content: its text, or its text and images as content parts.
+fn content(message: &crate::llm::Message) -> Value {
+    if message.images.is_empty() {
+        return json!(message.text);
+    }
+    let mut parts = vec![json!({ "type": "text", "text": message.text })];
+    for image in &message.images {
+        let url = format!(
+            "data:{};base64,{}",
+            crate::llm::Image::MEDIA_TYPE,
+            image.base64()
+        );
+        parts.push(json!({ "type": "image_url", "image_url": { "url": url } }));
+    }
+    Value::Array(parts)
 }
 
 /// Reads a chat completion: the first choice's content, or its refusal.

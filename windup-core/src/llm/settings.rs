@@ -56,6 +56,12 @@ impl Provider {
         }
     }
 
+    /// Whether the provider's models read images unless `[llm] images` says otherwise: the
+    /// three hosted APIs do; a local server's model may be text alone.
+    pub fn takes_images(self) -> bool {
+        self != Provider::OpenAiCompatible
+    }
+
     /// The environment variable the key is read from when `api_key_env` names none.
     pub fn default_key_env(self) -> Option<&'static str> {
         match self {
@@ -84,6 +90,9 @@ pub struct LlmSettings {
     /// The key, read from that variable (or the provider's default one) when the settings
     /// were loaded; never printed.
     pub api_key: Option<Secret>,
+    /// `images`: whether prompts may carry screenshots; unset, the provider's default
+    /// ([`Provider::takes_images`]).
+    pub images: Option<bool>,
     /// Budgets, deadlines and retry bounds.
     pub limits: LlmLimits,
 }
@@ -97,8 +106,14 @@ impl LlmSettings {
             base_url: None,
             api_key_env: None,
             api_key: None,
+            images: None,
             limits: LlmLimits::default(),
         }
+    }
+
+    /// Whether a prompt may show the model a screenshot.
+    pub fn takes_images(&self) -> bool {
+        self.images.unwrap_or(self.provider.takes_images())
     }
 }
 

@@ -6,18 +6,9 @@ fn prompt() -> Prompt {
     Prompt {
         system: "Answer with a plan.".to_owned(),
         messages: vec![
-            Message {
-                role: Role::User,
-                text: "Buy a mug.".to_owned(),
-            },
-            Message {
-                role: Role::Assistant,
-                text: "{\"actions\": []}".to_owned(),
-            },
-            Message {
-                role: Role::User,
-                text: "The plan has no actions.".to_owned(),
-            },
+            Message::text(Role::User, "Buy a mug.".to_owned()),
+            Message::text(Role::Assistant, "{\"actions\": []}".to_owned()),
+            Message::text(Role::User, "The plan has no actions.".to_owned()),
         ],
     }
 }
@@ -45,6 +36,50 @@ fn each_provider_asks_for_the_schema_its_own_way() {
     insta::assert_json_snapshot!(
         "anthropic_body",
         anthropic::body(&request, "claude-haiku-4-5")
+    );
+}
+
+#[test]
+fn each_provider_is_shown_an_image_its_own_way() {
+    // Eight bytes are enough for the shape; the providers' checks are the fake provider's.
+    let image = Image {
+        png: b"\x89PNG\r\n\x1a\n".to_vec(),
+    };
+    let data = image.base64();
+    assert_eq!(data, "iVBORw0KGgo=");
+    let mut message = Message::text(Role::User, "The pages.");
+    message.images.push(image);
+    let prompt = Prompt {
+        system: "Propose rules.".to_owned(),
+        messages: vec![message],
+    };
+    let schema = json!({ "type": "object" });
+    let request = request(&prompt, &schema);
+    assert_eq!(
+        openai::body(&request, "gpt-5-mini", false)["messages"][1]["content"],
+        json!([
+            { "type": "text", "text": "The pages." },
+            { "type": "image_url", "image_url": { "url": format!("data:image/png;base64,{data}") } }
+        ])
+    );
+    assert_eq!(
+        gemini::body(&request)["contents"][0]["parts"],
+        json!([
+            { "text": "The pages." },
+            { "inlineData": { "mimeType": "image/png", "data": data } }
+        ])
+    );
+    assert_eq!(
+        anthropic::body(&request, "claude-haiku-4-5")["messages"][0]["content"],
+        json!([
+            { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": data } },
+            { "type": "text", "text": "The pages." }
+        ])
+    );
+    // Logs show an image as its size, never its bytes.
+    assert_eq!(
+        format!("{:?}", prompt.messages[0].images[0]),
+        "Image(png, 8 bytes)"
     );
 }
 

@@ -262,6 +262,7 @@ impl AuditRun {
         let redactor = Redactor::new(crate::secrets::all(&self.settings));
         Ok(Some(
             AuditModel::new(client, prices, llm.limits.clone(), redactor, keys)
+                .show_images(llm.takes_images())
                 .keep_prompts(self.settings.root.join(".windup").join("prompts")),
         ))
     }

@@ -131,10 +131,7 @@ impl Ask<'_> {
     async fn call(&self, purpose: &str, subject: &str, text: &str) -> Result<String, String> {
         let prompt = Prompt {
             system: SYSTEM.to_owned(),
-            messages: vec![Message {
-                role: Role::User,
-                text: self.redactor.redact(text),
-            }],
+            messages: vec![Message::text(Role::User, self.redactor.redact(text))],
         };
         let schema = json!({
             "type": "object",

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use base64::Engine;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
@@ -73,6 +74,48 @@ pub fn anthropic_body() -> Value {
         }],
         "tool_choice": { "type": "tool", "name": "submit_plan" }
     })
+}
+
+/// A 1×1 transparent PNG: the smallest screenshot.
+pub const PNG: [u8; 68] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0b, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x60, 0x00, 0x02, 0x00,
+    0x00, 0x05, 0x00, 0x01, 0xe9, 0xfa, 0xdc, 0xd8, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44,
+    0xae, 0x42, 0x60, 0x82,
+];
+
+/// [`PNG`] in standard base64, as every wire carries it.
+pub fn png_base64() -> String {
+    base64::engine::general_purpose::STANDARD.encode(PNG)
+}
+
+/// The wire's well-formed body whose user message carries its text and one [`PNG`].
+pub fn image_body(wire: Wire) -> Value {
+    let text = json!({ "type": "text", "text": "Add a mug to the cart." });
+    let data = png_base64();
+    let mut body = body(wire);
+    match wire {
+        Wire::OpenAi => {
+            body["messages"][1]["content"] = json!([text, {
+                "type": "image_url",
+                "image_url": { "url": format!("data:image/png;base64,{data}"), "detail": "low" }
+            }]);
+        }
+        Wire::Gemini => {
+            body["contents"][0]["parts"] = json!([
+                { "text": "Add a mug to the cart." },
+                { "inlineData": { "mimeType": "image/png", "data": data } }
+            ]);
+        }
+        Wire::Anthropic => {
+            body["messages"][0]["content"] = json!([text, {
+                "type": "image",
+                "source": { "type": "base64", "media_type": "image/png", "data": data }
+            }]);
+        }
+    }
+    body
 }
 
 pub fn body(wire: Wire) -> Value {
@@ -148,4 +191,42 @@ pub async fn send_raw(
         headers,
         body,
     }
+}
+
+/// Checks the 400 a malformed request got, the record and that the reply stays queued.
+pub async fn assert_rejected(wire: Wire, answer: Answer, provider: &FakeProvider, expect: &str) {
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{:?}", answer.body);
+    let message = match wire {
+        Wire::OpenAi => {
+            assert_eq!(answer.body["error"]["type"], "invalid_request_error");
+            &answer.body["error"]["message"]
+        }
+        Wire::Gemini => {
+            assert_eq!(answer.body["error"]["code"], 400);
+            assert_eq!(answer.body["error"]["status"], "INVALID_ARGUMENT");
+            &answer.body["error"]["message"]
+        }
+        Wire::Anthropic => {
+            assert_eq!(answer.body["type"], "error");
+            assert_eq!(answer.body["error"]["type"], "invalid_request_error");
+            &answer.body["error"]["message"]
+        }
+    };
+    let message = message.as_str().expect("a message");
+    assert!(message.contains(expect), "{expect:?} not in {message:?}");
+
+    let recorded = provider.requests();
+    let last = recorded.last().expect("recorded");
+    assert_eq!(last.wire, Some(wire));
+    assert!(
+        last.problems.iter().any(|p| p.contains(expect)),
+        "{expect:?} not in {:?}",
+        last.problems
+    );
+    assert_eq!(message, last.problems.join("; "));
+    assert_eq!(
+        provider.pending(),
+        1,
+        "a malformed request consumes no reply"
+    );
 }

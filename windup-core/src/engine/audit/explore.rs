@@ -9,6 +9,7 @@ use crate::browser::{Control, FormInfo, PageDigest};
 use crate::invariant::location_of;
 use crate::plan::Action;
 
+use super::model::{AuditModel, Screenshot};
 use super::moves::{self, numbered};
 use super::trial::{Budgeted, Lab};
 
@@ -23,6 +24,8 @@ pub(super) struct Page {
     pub(super) signed_in: bool,
     /// Its text outline, read only for a model to propose rules from.
     pub(super) outline: Option<String>,
+    /// Its screenshot for the model's rules, for the first pages, when the model takes images.
+    pub(super) screenshot: Option<Screenshot>,
 }
 
 #[derive(Debug, Default)]
@@ -31,6 +34,9 @@ pub(super) struct Explored {
     /// Every way tried and the location it led to, a state seen before included.
     pub(super) transitions: Vec<(Vec<Action>, String)>,
 }
+
+/// How many of the first pages explored are shown to the model as screenshots, at most.
+const SCREENSHOTS: usize = 3;
 
 /// How many links under one parent path are followed (`/products/a`, `/products/b`, …): the
 /// rest are taken to be the same page with other data.
@@ -89,15 +95,53 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
             Some(_) => lab.session.snapshot().await.ok().map(|s| s.outline),
             None => None,
         };
+        let screenshot = match lab.model {
+            Some(model) if model.takes_images() && explored.pages.len() < SCREENSHOTS => {
+                screenshot(lab, model, &location).await
+            }
+            _ => None,
+        };
         explored.pages.push(Page {
             path,
             digest,
             location,
             signed_in,
             outline,
+            screenshot,
         });
     }
     explored
+}
+
+/// The page the session shows, as a screenshot for the model; withheld when the page shows a
+/// secret in its text or its fields, which no redactor can take out of pixels. The text is read
+/// after the picture is taken, so that what is checked is at least as late as what is sent.
+async fn screenshot(lab: &Lab<'_>, model: &AuditModel, location: &str) -> Option<Screenshot> {
+    let png = lab.session.screenshot_png().await.ok()?;
+    // A page whose text cannot be read is not known to be free of secrets.
+    let text = lab.session.shown_text().await.ok()?;
+    let secrets: Vec<String> = model
+        .redactor()
+        .shown_in(&text)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    if !secrets.is_empty() {
+        lab.watcher.reasoning(&format!(
+            "No screenshot of {location} for the model: the page shows {}.",
+            secrets.join(", ")
+        ));
+        return Some(Screenshot::Withheld(secrets));
+    }
+    match crate::llm::Image::screenshot(png) {
+        Ok(image) => Some(Screenshot::Taken(image)),
+        Err(why) => {
+            lab.watcher.reasoning(&format!(
+                "No screenshot of {location} for the model: {why}."
+            ));
+            None
+        }
+    }
 }
 
 /// Brings the session to the state `path` leads to and observes it: from where it is when

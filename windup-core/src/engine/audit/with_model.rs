@@ -20,6 +20,7 @@ fn shown(page: &Page) -> Shown<'_> {
         location: &page.location,
         digest: &page.digest,
         outline: page.outline.as_deref(),
+        screenshot: page.screenshot.as_ref(),
     }
 }
 

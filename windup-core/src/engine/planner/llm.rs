@@ -92,7 +92,8 @@ impl RunSpend {
     }
 }
 
-/// The most `request` can cost: a prompt of one token per 3 characters and the whole output
+/// The most `request` can cost: a prompt of one token per 3 characters (and
+/// [`crate::llm::IMAGE_TOKENS`] an image) and the whole output
 /// allowance, at today's price of the client's model. A model without a price cannot be held
 /// to a budget, except a local server's, which costs nothing unless the project prices it.
 pub fn worst_cost(
@@ -125,8 +126,9 @@ pub fn worst_cost(
             .map(|m| m.text.len())
             .sum::<usize>()
         + request.schema.to_string().len();
+    let images: usize = request.prompt.messages.iter().map(|m| m.images.len()).sum();
     Ok(price.cost(
-        (chars as u64).div_ceil(3),
+        (chars as u64).div_ceil(3) + images as u64 * crate::llm::IMAGE_TOKENS,
         u64::from(request.max_output_tokens),
     ))
 }
@@ -307,10 +309,10 @@ impl ModelPlanner<'_> {
                     (problems, page)
                 }
             };
-            prompt.messages.push(Message {
-                role: Role::Assistant,
-                text: self.redactor.redact(&completion.text),
-            });
+            prompt.messages.push(Message::text(
+                Role::Assistant,
+                self.redactor.redact(&completion.text),
+            ));
             prompt.messages.push(prompt::retry_message(
                 &problems,
                 page.as_ref(),
@@ -630,4 +632,55 @@ pub fn transcript(prompt: &Prompt) -> String {
         text.push_str(&format!("[{role}]\n{}\n", message.text));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::future::BoxFuture;
+    use serde_json::json;
+
+    use super::*;
+    use crate::llm::{Called, Image, LlmClient, Message, Prompt, Request, Role};
+
+    /// A client that is only priced, never asked.
+    struct Priced;
+
+    impl LlmClient for Priced {
+        fn provider(&self) -> &str {
+            "openai"
+        }
+        fn model(&self) -> &str {
+            "gpt-5-mini"
+        }
+        fn complete<'a>(&'a self, _: &'a Request<'a>) -> BoxFuture<'a, Called> {
+            panic!("a priced client is never asked")
+        }
+    }
+
+    #[test]
+    fn the_worst_case_counts_each_image_at_its_allowance() {
+        let prices = PriceTable::builtin();
+        let schema = json!({});
+        let mut prompt = Prompt {
+            system: String::new(),
+            messages: vec![Message::text(Role::User, "x".repeat(300))],
+        };
+        let cost = |prompt: &Prompt| {
+            let request = Request {
+                prompt,
+                schema_name: "rules",
+                schema: &schema,
+                max_output_tokens: 0,
+            };
+            worst_cost(&Priced, &prices, &request).unwrap()
+        };
+        let text_only = cost(&prompt);
+        prompt.messages[0].images = vec![Image { png: vec![0; 10] }; 2];
+        let price = prices
+            .price_for("openai", "gpt-5-mini", OffsetDateTime::now_utc().date())
+            .unwrap();
+        let images = price.cost(2 * crate::llm::IMAGE_TOKENS, 0);
+        assert!(images > 0.0);
+        assert!((cost(&prompt) - text_only - images).abs() < 1e-12);
+    }
 }

@@ -68,6 +68,23 @@ impl Redactor {
         Self { secrets }
     }
 
+    /// The names of the secrets `text` shows, their case and spacing aside (a page may show
+    /// a value upper-cased, or broken over lines), in the order of [`Redactor::new`].
+    pub fn shown_in(&self, text: &str) -> Vec<&str> {
+        let squash = |t: &str| {
+            t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let text = squash(text);
+        self.secrets
+            .iter()
+            .filter(|(value, _)| text.contains(&squash(value.expose())))
+            .map(|(_, name)| name.as_str())
+            .collect()
+    }
+
     pub fn redact(&self, text: &str) -> String {
         let mut text = text.to_owned();
         for (value, name) in &self.secrets {
@@ -138,10 +155,7 @@ pub fn plan_prompt(input: &PlanInput<'_>, redactor: &Redactor) -> Prompt {
     text.push_str(&page_text(input.page));
     Prompt {
         system: SYSTEM.to_owned(),
-        messages: vec![Message {
-            role: Role::User,
-            text: redactor.redact(&text),
-        }],
+        messages: vec![Message::text(Role::User, redactor.redact(&text))],
     }
 }
 
@@ -157,10 +171,7 @@ pub fn retry_message(problems: &str, page: Option<&PageSnapshot>, redactor: &Red
         text.push_str("\nThe page the browser was on when it failed:\n");
         text.push_str(&page_text(page));
     }
-    Message {
-        role: Role::User,
-        text: redactor.redact(&text),
-    }
+    Message::text(Role::User, redactor.redact(&text))
 }
 
 /// A page for a prompt: its URL, title, interactive elements and outline, inside the fence.

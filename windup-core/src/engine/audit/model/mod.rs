@@ -34,7 +34,7 @@ pub(crate) use answers::{
     ATTACK_SCHEMA, JUDGE_SCHEMA, JudgeWord, PlannedAttack, RULES_SCHEMA, attack_schema,
     judge_schema, read_attack, read_judge, read_rules, rules_schema,
 };
-pub(crate) use prompts::{MAX_PAGES, Shown, attack_prompt, judge_prompt, rules_prompt};
+pub(crate) use prompts::{MAX_PAGES, Screenshot, Shown, attack_prompt, judge_prompt, rules_prompt};
 
 /// What a call of the audit's model is for, as the ledger spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +120,8 @@ pub struct AuditModel {
     redactor: Redactor,
     /// The account keys an attack may name as `value_ref` (names only).
     account_keys: Vec<String>,
+    /// Whether prompts may show screenshots (`[llm] images`).
+    images: bool,
     /// Where each prompt sent is written for review (`.windup/prompts`), if anywhere.
     prompts_dir: Option<PathBuf>,
     ledgered: Mutex<Ledgered>,
@@ -139,9 +141,21 @@ impl AuditModel {
             limits,
             redactor,
             account_keys,
+            images: false,
             prompts_dir: None,
             ledgered: Mutex::default(),
         }
+    }
+
+    /// Shows the model screenshots of the first pages explored, for a provider that takes
+    /// images.
+    pub fn show_images(mut self, images: bool) -> Self {
+        self.images = images;
+        self
+    }
+
+    pub(crate) fn takes_images(&self) -> bool {
+        self.images
     }
 
     /// Writes every prompt sent under `dir`.
@@ -243,10 +257,9 @@ impl AuditModel {
         problems: &[String],
         kept: &[crate::invariant::Invariant],
     ) {
-        prompt.messages.push(Message {
-            role: Role::Assistant,
-            text: self.redactor.redact(text),
-        });
+        prompt
+            .messages
+            .push(Message::text(Role::Assistant, self.redactor.redact(text)));
         let mut asked = format!(
             "Your answer could not be used as it is. Windup found:\n- {}\n",
             problems.join("\n- ")
@@ -261,10 +274,9 @@ impl AuditModel {
                 ids.join(", ")
             ));
         }
-        prompt.messages.push(Message {
-            role: Role::User,
-            text: self.redactor.redact(&asked),
-        });
+        prompt
+            .messages
+            .push(Message::text(Role::User, self.redactor.redact(&asked)));
     }
 
     /// Asks once, within the budgets; the answer's text.
@@ -352,20 +364,27 @@ impl AuditModel {
             return;
         };
         let stamp = OffsetDateTime::now_utc().unix_timestamp();
+        let name = format!("audit-{stamp}-{n:03}-{}", purpose.as_str());
         let mut text = format!("# system\n\n{}\n", prompt.system);
+        let mut images = Vec::new();
         for message in &prompt.messages {
             let role = match message.role {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             };
             text.push_str(&format!("\n# {role}\n\n{}\n", message.text));
+            for image in &message.images {
+                images.push(image);
+                let file = format!("{name}-image-{}.png", images.len());
+                text.push_str(&format!("\n![Image {}]({file})\n", images.len()));
+            }
         }
         // Keeping a prompt for review is a convenience: a failure to write it loses nothing.
         let _ = std::fs::create_dir_all(dir).and_then(|()| {
-            std::fs::write(
-                dir.join(format!("audit-{stamp}-{n:03}-{}.md", purpose.as_str())),
-                text,
-            )
+            for (i, image) in images.iter().enumerate() {
+                std::fs::write(dir.join(format!("{name}-image-{}.png", i + 1)), &image.png)?;
+            }
+            std::fs::write(dir.join(format!("{name}.md")), text)
         });
     }
 }
