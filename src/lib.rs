@@ -35,7 +35,7 @@ pub mod engine {
     pub use windup_core::{
         audit, audit_run, browser, cache, config, events, executor, failure, fragments, harness,
         init, invariant, ledger, llm, lockfile, plan, planner, pool, report, reporters, runner,
-        scenario, secret, secrets, signature, steps, store, suite, summary, verifier,
+        scenario, secret, secrets, server, signature, steps, store, suite, summary, verifier,
     };
 }
 

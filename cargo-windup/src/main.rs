@@ -5,6 +5,7 @@
 //! planning, 5 budget exceeded, 6 secret leaked. [`CliError`] owns them.
 
 mod audit;
+mod serve;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -65,6 +66,9 @@ enum Command {
     Audit(audit::AuditCommand),
     /// The audits in the store (.windup/audits.sqlite), newest first.
     Audits(audit::AuditsArgs),
+    /// Serve the audit's HTTP API and its live dashboard (loopback by default).
+    #[command(long_about = serve::LONG_ABOUT)]
+    Serve(serve::ServeArgs),
     /// Scaffold windup.toml, tests/e2e.rs, a first scenario and the [[test]] entry in this crate.
     Init,
     /// Install Chromium and ChromeDriver with the system package manager.
@@ -260,6 +264,7 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Demo { suite, yes, .. } => demo(&suite, yes).await,
         Command::Audit(command) => audit::audit(command).await,
         Command::Audits(args) => audit::history(&args),
+        Command::Serve(args) => serve::serve(args).await,
         Command::Init => init(),
         Command::Cache { action } => cache(action),
         Command::Costs { since, by } => costs(since.as_deref(), by),

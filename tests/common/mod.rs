@@ -15,6 +15,7 @@ use windup_shop::{RunningShop, ShopOptions};
 
 pub mod npm;
 pub mod patterns;
+pub mod serve;
 
 pub struct Rig {
     pub shop: RunningShop,

@@ -14,7 +14,7 @@
 //!    [`lockfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`], [`audit`].
 //! 5. **run** (`src/run/`): orchestration and presentation — [`suite`], [`events`],
 //!    [`runner`], [`failure`], [`pool`], [`reporters`], [`report`], [`summary`], [`audit_run`].
-//! 6. **front ends** (`src/front/`): wiring — [`harness`], [`init`].
+//! 6. **front ends** (`src/front/`): wiring — [`harness`], [`init`], [`server`].
 
 #![warn(unreachable_pub)]
 
@@ -85,6 +85,8 @@ pub mod summary;
 pub mod harness;
 #[path = "front/init.rs"]
 pub mod init;
+#[path = "front/server/mod.rs"]
+pub mod server;
 
 pub use browser::{Browser, BrowserConfig, BrowserError, Session};
 pub use executor::{ExecOptions, Execution, Executor, StepFailure};

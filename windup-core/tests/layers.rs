@@ -9,7 +9,7 @@
 //! | 2 | `src/config/` | settings |
 //! | 3 | `src/engine/` | executor, verifier, planner, cache, … |
 //! | 4 | `src/run/` | suite, events, runner, reporters, … |
-//! | 5 | `src/front/` | harness, init |
+//! | 5 | `src/front/` | harness, init, server |
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -58,6 +58,14 @@ pub struct AuditRun {
     stop: Arc<AtomicBool>,
     /// Whether the model of `[llm]` proposes rules, plans attacks and judges.
     with_model: bool,
+    /// A run already recorded (queued by a server) to tell into, instead of a new one.
+    recorded: Option<RunId>,
+}
+
+/// Where an audit run keeps its screenshots and preview frames: `audit-A-1001` under the
+/// project's artifacts directory.
+pub fn run_artifacts(settings: &Settings, run: &RunId) -> PathBuf {
+    settings.artifacts_dir.join(format!("audit-{}", run.slug()))
 }
 
 /// A finished audit.
@@ -84,6 +92,7 @@ impl AuditRun {
             artifacts_dir: settings.artifacts_dir.clone(),
             // An audit's moves often aim at what is no longer there; the page is local and quick.
             action_timeout: settings.timeout.min(Duration::from_secs(2)),
+            frames: None,
         };
         let store = settings.root.join(STORE_FILE);
         let emit_dir = Some(settings.scenarios_dir.join("audit"));
@@ -97,7 +106,22 @@ impl AuditRun {
             reporters: Vec::new(),
             stop: Arc::new(AtomicBool::new(false)),
             with_model: false,
+            recorded: None,
         }
+    }
+
+    /// Tells the audit into `run`, which the caller recorded (`queued`, then started) in the
+    /// same store, instead of a new run.
+    pub fn in_run(mut self, run: RunId) -> Self {
+        self.recorded = Some(run);
+        self
+    }
+
+    /// Pictures the browser after an attack's action, at most once per `every`, for a live
+    /// preview: each `action` event then names its frame.
+    pub fn frames(mut self, every: Duration) -> Self {
+        self.config.frames = Some(every);
+        self
     }
 
     /// Lets the model of `[llm]` propose rules, plan attacks and judge what they break,
@@ -177,12 +201,17 @@ impl AuditRun {
         let browser = Browser::launch(self.settings.browser_config()).await?;
         let session = browser.new_session().await?;
         session.watch_page_events().await?;
-        let run_id = store.create_run(&NewRun {
-            target_url: self.config.target.to_string(),
-            seed: self.config.seed,
-            budget_json: serde_json::to_string(&self.config.budget).unwrap_or_default(),
-            started_at: crate::ledger::started_at(OffsetDateTime::now_utc()),
-        })?;
+        let run_id = match self.recorded {
+            Some(run) => run,
+            None => store.create_run(&NewRun {
+                target_url: self.config.target.to_string(),
+                seed: self.config.seed,
+                budget_json: serde_json::to_string(&self.config.budget).unwrap_or_default(),
+                started_at: crate::ledger::started_at(OffsetDateTime::now_utc()),
+            })?,
+        };
+        // Each run's pictures apart, so that one run's never overwrite another's.
+        self.config.artifacts_dir = run_artifacts(&self.settings, &run_id);
         let teller = Teller {
             run_id,
             events: Events::new(std::mem::take(&mut self.reporters)),
@@ -550,6 +579,7 @@ impl AuditWatcher for Teller {
         self.tell(RunEvent::AuditAction {
             run_id: self.run_id.to_string(),
             label: label.to_owned(),
+            step: crate::audit::describe_action(action),
             action: ActionInfo::new(action, 0, 0),
             screenshot: screenshot.map(Path::to_owned),
         });

@@ -144,6 +144,8 @@ pub enum RunEvent {
     AuditAction {
         run_id: String,
         label: String,
+        /// The action in words: `click "Add to cart"`.
+        step: String,
         action: ActionInfo,
         #[serde(skip_serializing_if = "Option::is_none")]
         screenshot: Option<PathBuf>,
@@ -175,6 +177,13 @@ pub enum RunEvent {
         /// Violations seen once that did not reproduce.
         unconfirmed: usize,
         stopped_by: String,
+    },
+    /// An audit that could not run, or ended on an error (a browser that would not start).
+    #[serde(rename = "failed")]
+    AuditFailed {
+        run_id: String,
+        message: String,
+        at: String,
     },
 }
 
@@ -271,6 +280,7 @@ impl RunEvent {
             RunEvent::Finding { .. } => "finding",
             RunEvent::TestWritten { .. } => "test",
             RunEvent::AuditDone { .. } => "done",
+            RunEvent::AuditFailed { .. } => "failed",
         }
     }
 

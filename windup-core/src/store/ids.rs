@@ -11,6 +11,20 @@ pub struct RunId(pub(super) i64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FindingId(pub(super) i64);
 
+impl RunId {
+    /// The id as a URL or a file name spells it: `A-1001`.
+    pub fn slug(&self) -> String {
+        format!("A-{}", self.0)
+    }
+}
+
+impl FindingId {
+    /// The id as a URL spells it: `F-1`.
+    pub fn slug(&self) -> String {
+        format!("F-{}", self.0)
+    }
+}
+
 impl fmt::Display for RunId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "#A-{}", self.0)

@@ -13,7 +13,8 @@
 //! share or skip one. A subscriber that arrives late reads [`AuditStore::events_since`] the
 //! last `seq` it has, page by page, then follows the live stream from there.
 //!
-//! A run stays `running` until [`AuditStore::finish_run`]. When the process writing it goes
+//! A run stays `running` (or `queued`, from [`AuditStore::queue_run`] until
+//! [`AuditStore::start_run`]) until [`AuditStore::finish_run`]. When the process writing it goes
 //! away without finishing it, the run becomes `interrupted`: the next time any process opens
 //! the store (or calls [`AuditStore::mark_interrupted`]), or at once when the store that
 //! created it is dropped. How a gone process is told from a live one is in `owner.rs`.
@@ -101,7 +102,9 @@ impl AuditStore {
         let own = inner.owner.as_ref().map(|owner| owner.token().to_owned());
         let tokens: Vec<String> = inner
             .conn
-            .prepare_cached("SELECT DISTINCT owner_token FROM runs WHERE status = 'running'")
+            .prepare_cached(
+                "SELECT DISTINCT owner_token FROM runs WHERE status IN ('queued', 'running')",
+            )
             .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
             .map_err(sql)?;
         let dir = owner::owners_dir(&self.path);
@@ -117,7 +120,8 @@ impl AuditStore {
                 .conn
                 .prepare_cached(
                     "UPDATE runs SET status = 'interrupted' \
-                     WHERE status = 'running' AND owner_token = ?1 RETURNING number",
+                     WHERE status IN ('queued', 'running') AND owner_token = ?1 \
+                     RETURNING number",
                 )
                 .and_then(|mut stmt| stmt.query_map([&token], |row| row.get(0))?.collect())
                 .map_err(sql)?;
@@ -135,28 +139,83 @@ impl AuditStore {
     /// Starts a run: `running`, in the explore phase, owned by this store. Its id is the next
     /// in the store's sequence.
     pub fn create_run(&self, run: &NewRun) -> Result<RunId, StoreError> {
-        self.check_json("the run's budget_json", &run.budget_json)?;
-        self.check_time("the run's started_at", &run.started_at)?;
+        self.insert_run(run, RunStatus::Running)
+    }
+
+    /// Records a run that waits for its turn: `queued`, owned by this store, until
+    /// [`AuditStore::start_run`] (or a stop, or the end of this store's process).
+    pub fn queue_run(&self, run: &NewRun) -> Result<RunId, StoreError> {
+        self.insert_run(run, RunStatus::Queued)
+    }
+
+    /// Turns a queued run `running`, owned by this store from now on. False when the run is
+    /// no longer queued (it was stopped, or its process went away).
+    pub fn start_run(&self, run: &RunId) -> Result<bool, StoreError> {
         let mut inner = self.lock();
-        let Inner { conn, owner } = &mut *inner;
-        if owner.is_none() {
+        let token = self.owner_token(&mut inner)?;
+        let changed = inner
+            .conn
+            .execute(
+                "UPDATE runs SET status = 'running', owner_pid = ?2, owner_token = ?3 \
+                 WHERE number = ?1 AND status = 'queued'",
+                params![run.0, std::process::id(), token],
+            )
+            .map_err(|err| StoreError::sql(&self.path, "start a queued run", err))?;
+        if changed == 0
+            && !run_exists(&inner.conn, run)
+                .map_err(|err| StoreError::sql(&self.path, "start a queued run", err))?
+        {
+            return Err(self.unknown_run(run));
+        }
+        Ok(changed == 1)
+    }
+
+    /// Stops a run that has not started: `stopped`, with no runtime. False when it is not
+    /// queued (it started, or ended).
+    pub fn stop_queued(&self, run: &RunId) -> Result<bool, StoreError> {
+        let changed = self
+            .lock()
+            .conn
+            .execute(
+                "UPDATE runs SET status = 'stopped' WHERE number = ?1 AND status = 'queued'",
+                [run.0],
+            )
+            .map_err(|err| StoreError::sql(&self.path, "stop a queued run", err))?;
+        Ok(changed == 1)
+    }
+
+    /// This store's owner token, taken on first use.
+    fn owner_token(&self, inner: &mut Inner) -> Result<String, StoreError> {
+        if inner.owner.is_none() {
             let taken = Owner::take(&owner::owners_dir(&self.path));
-            *owner = Some(taken.map_err(|(lock, source)| StoreError::Owner {
+            inner.owner = Some(taken.map_err(|(lock, source)| StoreError::Owner {
                 path: self.path.clone(),
                 lock,
                 source,
             })?);
         }
-        let token = owner.as_ref().map_or("", |owner| owner.token());
-        let number = conn
+        Ok(inner
+            .owner
+            .as_ref()
+            .map_or_else(String::new, |owner| owner.token().to_owned()))
+    }
+
+    fn insert_run(&self, run: &NewRun, status: RunStatus) -> Result<RunId, StoreError> {
+        self.check_json("the run's budget_json", &run.budget_json)?;
+        self.check_time("the run's started_at", &run.started_at)?;
+        let mut inner = self.lock();
+        let token = self.owner_token(&mut inner)?;
+        let number = inner
+            .conn
             .query_row(
                 "INSERT INTO runs (target_url, seed, budget_json, status, phase, started_at, \
-                 owner_pid, owner_token) VALUES (?1, ?2, ?3, 'running', 'explore', ?4, ?5, ?6) \
+                 owner_pid, owner_token) VALUES (?1, ?2, ?3, ?4, 'explore', ?5, ?6, ?7) \
                  RETURNING number",
                 params![
                     run.target_url,
                     i64::from_ne_bytes(run.seed.to_ne_bytes()),
                     run.budget_json,
+                    status,
                     run.started_at,
                     std::process::id(),
                     token,
@@ -195,7 +254,7 @@ impl AuditStore {
         status: RunStatus,
         runtime_ms: u64,
     ) -> Result<(), StoreError> {
-        if status == RunStatus::Running {
+        if matches!(status, RunStatus::Running | RunStatus::Queued) {
             return Err(StoreError::FinishedAsRunning {
                 path: self.path.clone(),
                 run: run.to_string(),
@@ -386,6 +445,19 @@ impl AuditStore {
         Ok(tests.into_iter().find(|test| test.framework == framework))
     }
 
+    /// Where a run stands, if the store has it.
+    pub fn status(&self, run: &RunId) -> Result<Option<RunStatus>, StoreError> {
+        self.lock()
+            .conn
+            .query_row(
+                "SELECT status FROM runs WHERE number = ?1",
+                [run.0],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|err| StoreError::sql(&self.path, "read a run's status", err))
+    }
+
     /// The latest `limit` runs, newest first.
     pub fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
         self.query(
@@ -542,7 +614,7 @@ impl Drop for AuditStore {
             // open marks the runs.
             let _ = inner.conn.execute(
                 "UPDATE runs SET status = 'interrupted' \
-                 WHERE status = 'running' AND owner_token = ?1",
+                 WHERE status IN ('queued', 'running') AND owner_token = ?1",
                 [owner.token()],
             );
             owner.release();

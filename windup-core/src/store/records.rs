@@ -74,6 +74,8 @@ stored_words!(Phase {
 /// Where an audit run stands: running, or how it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RunStatus {
+    /// Waiting for its turn (a server runs a few audits at a time).
+    Queued,
     Running,
     /// It finished its work.
     Done,
@@ -86,6 +88,7 @@ pub enum RunStatus {
 }
 
 stored_words!(RunStatus {
+    Queued => "queued",
     Running => "running",
     Done => "done",
     Stopped => "stopped",

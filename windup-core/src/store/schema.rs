@@ -8,7 +8,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionB
 use super::StoreError;
 
 /// The schema this build reads and writes, kept in `PRAGMA user_version`.
-pub(super) const SCHEMA_VERSION: i64 = 1;
+pub(super) const SCHEMA_VERSION: i64 = 2;
 
 /// `PRAGMA application_id` of an audit store ("WDUP"), so another program's SQLite file is
 /// told apart from ours.
@@ -20,9 +20,9 @@ pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The first run's number: `#A-1001`.
 pub(super) const FIRST_RUN: i64 = 1001;
 
-/// Version 1. Ids are integers (`#A-<runs.number>`, `#F-<findings.number>`), AUTOINCREMENT so
+/// Version 2 (version 1 without the `queued` status). Ids are integers (`#A-<runs.number>`, `#F-<findings.number>`), AUTOINCREMENT so
 /// that no number is ever given twice; the seed is a u64 kept as the i64 of the same bits.
-const SCHEMA: &str = "
+pub(super) const SCHEMA: &str = "
 CREATE TABLE runs (
     number          INTEGER PRIMARY KEY AUTOINCREMENT,
     target_url      TEXT NOT NULL,
@@ -30,7 +30,7 @@ CREATE TABLE runs (
     budget_json     TEXT NOT NULL,
     invariants_json TEXT,
     status          TEXT NOT NULL
-        CHECK (status IN ('running', 'done', 'stopped', 'interrupted', 'failed')),
+        CHECK (status IN ('queued', 'running', 'done', 'stopped', 'interrupted', 'failed')),
     phase           TEXT NOT NULL
         CHECK (phase IN ('explore', 'hypothesize', 'attack', 'report')),
     started_at      TEXT NOT NULL,
@@ -39,7 +39,7 @@ CREATE TABLE runs (
     owner_pid       INTEGER NOT NULL,
     owner_token     TEXT NOT NULL
 );
-CREATE INDEX runs_running ON runs (owner_token) WHERE status = 'running';
+CREATE INDEX runs_owned ON runs (owner_token) WHERE status IN ('queued', 'running');
 CREATE TABLE events (
     run  INTEGER NOT NULL REFERENCES runs (number),
     seq  INTEGER NOT NULL,
@@ -72,6 +72,32 @@ CREATE TABLE tests (
 ) WITHOUT ROWID;
 ";
 
+/// Version 1 to 2: `runs` gains the `queued` status. A CHECK constraint cannot be altered, so
+/// the table is made anew and filled (SQLite's documented way), foreign keys off meanwhile.
+const MIGRATE_1_TO_2: &str = "
+CREATE TABLE runs_v2 (
+    number          INTEGER PRIMARY KEY AUTOINCREMENT,
+    target_url      TEXT NOT NULL,
+    seed            INTEGER NOT NULL,
+    budget_json     TEXT NOT NULL,
+    invariants_json TEXT,
+    status          TEXT NOT NULL
+        CHECK (status IN ('queued', 'running', 'done', 'stopped', 'interrupted', 'failed')),
+    phase           TEXT NOT NULL
+        CHECK (phase IN ('explore', 'hypothesize', 'attack', 'report')),
+    started_at      TEXT NOT NULL,
+    runtime_ms      INTEGER,
+    last_seq        INTEGER NOT NULL DEFAULT 0,
+    owner_pid       INTEGER NOT NULL,
+    owner_token     TEXT NOT NULL
+);
+INSERT INTO runs_v2 SELECT number, target_url, seed, budget_json, invariants_json, status, phase,
+    started_at, runtime_ms, last_seq, owner_pid, owner_token FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v2 RENAME TO runs;
+CREATE INDEX runs_owned ON runs (owner_token) WHERE status IN ('queued', 'running');
+";
+
 /// Opens the store's file, creating it and its schema when new, and sets the connection up:
 /// WAL (readers never wait for the writer), `synchronous=NORMAL` (a commit survives a killed
 /// process; only a power cut may lose the last ones, never consistency), the busy timeout,
@@ -88,9 +114,13 @@ pub(super) fn connect(path: &Path) -> Result<Connection, StoreError> {
     use_wal(&conn, path)?;
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(sql("set up"))?;
-    conn.pragma_update(None, "foreign_keys", true)
+    // Foreign keys are off until the schema is made or migrated: a migration rebuilds tables.
+    // (The bundled SQLite turns them on by default.)
+    conn.pragma_update(None, "foreign_keys", false)
         .map_err(sql("set up"))?;
     create_schema(&mut conn, path)?;
+    conn.pragma_update(None, "foreign_keys", true)
+        .map_err(sql("set up"))?;
     Ok(conn)
 }
 
@@ -185,15 +215,54 @@ fn create_schema(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
             supported: SCHEMA_VERSION,
         });
     }
-    tx.execute_batch(SCHEMA).map_err(sql)?;
-    // AUTOINCREMENT continues from the largest number it has given: the first run is 1001.
-    tx.execute(
-        "INSERT INTO sqlite_sequence (name, seq) VALUES ('runs', ?1)",
-        [FIRST_RUN - 1],
-    )
-    .map_err(sql)?;
-    tx.pragma_update(None, "application_id", APPLICATION_ID)
+    if version == 1 {
+        // The numbers given so far, deleted runs' too, so that none is given again.
+        let given: i64 = tx
+            .query_row(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'runs'",
+                [],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(sql)?
+            .unwrap_or(FIRST_RUN - 1);
+        tx.execute_batch(MIGRATE_1_TO_2).map_err(sql)?;
+        tx.execute(
+            "UPDATE sqlite_sequence SET seq = max(seq, ?1) WHERE name = 'runs'",
+            [given],
+        )
         .map_err(sql)?;
+        tx.execute(
+            "INSERT INTO sqlite_sequence (name, seq) SELECT 'runs', ?1 \
+             WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'runs')",
+            [given],
+        )
+        .map_err(sql)?;
+    } else {
+        tx.execute_batch(SCHEMA).map_err(sql)?;
+        // AUTOINCREMENT continues from the largest number it has given: the first run is 1001.
+        tx.execute(
+            "INSERT INTO sqlite_sequence (name, seq) VALUES ('runs', ?1)",
+            [FIRST_RUN - 1],
+        )
+        .map_err(sql)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(sql)?;
+    }
+    let broken: Option<String> = tx
+        .query_row(
+            "SELECT \"table\" FROM pragma_foreign_key_check",
+            [],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(sql)?;
+    if let Some(table) = broken {
+        return Err(StoreError::Corrupt {
+            path: path.to_owned(),
+            detail: format!("a row of `{table}` refers to a run that is not there"),
+        });
+    }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(sql)?;
     tx.commit().map_err(sql)

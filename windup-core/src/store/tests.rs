@@ -122,7 +122,7 @@ fn words_round_trip() {
         );
     }
     assert_eq!(Phase::from_word("Explore"), None);
-    assert_eq!(RunStatus::ALL.len(), 5);
+    assert_eq!(RunStatus::ALL.len(), 6);
 }
 
 #[test]
@@ -672,7 +672,7 @@ fn a_store_of_a_newer_schema_is_refused() {
     let (dir, path) = temp();
     drop(AuditStore::open(&path).expect("create"));
     raw(&path)
-        .pragma_update(None, "user_version", 2)
+        .pragma_update(None, "user_version", schema::SCHEMA_VERSION + 1)
         .expect("bump the version");
     let err = AuditStore::open(&path).expect_err("newer");
     insta::assert_snapshot!("newer_schema", message(&err, &dir));
@@ -709,4 +709,99 @@ fn a_damaged_store_is_named_in_the_error() {
         "{text}"
     );
     assert!(text.contains("move it aside"), "{text}");
+}
+
+#[test]
+fn a_queued_run_starts_once_and_a_stop_before_its_turn_keeps_it_from_starting() {
+    let (_dir, store) = store();
+    let first = store.queue_run(&new_run(1)).expect("queue");
+    assert_eq!(status_of(&store, &first), RunStatus::Queued);
+    store
+        .append_event(&first, "queued", "{}")
+        .expect("a queued run has a stream");
+    assert!(store.start_run(&first).expect("start"));
+    assert_eq!(status_of(&store, &first), RunStatus::Running);
+    assert!(!store.start_run(&first).expect("again"), "it started once");
+    assert!(
+        !store.stop_queued(&first).expect("stop"),
+        "it is not queued"
+    );
+
+    let second = store.queue_run(&new_run(2)).expect("queue");
+    assert!(store.stop_queued(&second).expect("stop"));
+    assert!(
+        !store.start_run(&second).expect("start"),
+        "a stopped run stays"
+    );
+    assert_eq!(status_of(&store, &second), RunStatus::Stopped);
+    let err = store
+        .finish_run(&first, RunStatus::Queued, 1)
+        .expect_err("finished as queued");
+    assert!(matches!(err, StoreError::FinishedAsRunning { .. }), "{err}");
+    let err = store.start_run(&RunId(99)).expect_err("no such run");
+    assert!(err.to_string().contains("#A-99"), "{err}");
+}
+
+#[test]
+fn a_queued_run_whose_store_goes_away_is_interrupted() {
+    let (_dir, path) = temp();
+    let server = AuditStore::open(&path).expect("open");
+    let queued = server.queue_run(&new_run(1)).expect("queue");
+    drop(server);
+    let store = AuditStore::open(&path).expect("reopen");
+    assert_eq!(status_of(&store, &queued), RunStatus::Interrupted);
+}
+
+#[test]
+fn a_version_1_store_is_migrated_and_keeps_its_runs_events_findings_and_numbers() {
+    let (_dir, path) = temp();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let v1 = schema::SCHEMA.replace("'queued', ", "").replace(
+        "CREATE INDEX runs_owned ON runs (owner_token) WHERE status IN ('running')",
+        "CREATE INDEX runs_running ON runs (owner_token) WHERE status = 'running'",
+    );
+    {
+        let conn = raw(&path);
+        conn.execute_batch(&v1).expect("the version 1 schema");
+        conn.execute_batch(
+            "INSERT INTO sqlite_sequence (name, seq) VALUES ('runs', 1004); \
+             INSERT INTO runs (number, target_url, seed, budget_json, status, phase, started_at, \
+             last_seq, owner_pid, owner_token) VALUES (1003, 'http://x/', 7, '{}', 'done', \
+             'report', '2026-12-01T10:00:00Z', 1, 1, 't'); \
+             INSERT INTO events (run, seq, name, json, at) VALUES (1003, 1, 'phase', '{}', \
+             '2026-12-01T10:00:00Z'); \
+             PRAGMA application_id = 1464096080; PRAGMA user_version = 1;",
+        )
+        .expect("a version 1 store with a run");
+        let check: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'runs'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(!check.contains("queued"), "{check}");
+    }
+    let store = AuditStore::open(&path).expect("a version 1 store opens");
+    let old = RunId(1003);
+    assert_eq!(status_of(&store, &old), RunStatus::Done);
+    assert_eq!(seqs(&store.events_since(&old, 0, 10).unwrap()), [1]);
+    let queued = store
+        .queue_run(&new_run(1))
+        .expect("queued runs are known now");
+    assert_eq!(queued, RunId(1005), "no number is given twice");
+    let version: i64 = raw(&path)
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+    let foreign_keys: bool = store
+        .lock()
+        .conn
+        .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        foreign_keys,
+        "foreign keys are on again after the migration"
+    );
+    store.check_integrity().expect("whole");
 }

@@ -598,7 +598,9 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
                 break;
             };
             lab.check(&mut run, &actions, index, &page, spend);
-            lab.watcher.action(&label, &actions[index], None);
+            let frame = lab.frame().await;
+            lab.watcher
+                .action(&label, &actions[index], frame.as_deref());
             run.pages.push(page);
         }
         for violation in run.violations[seen_before..].iter().cloned() {

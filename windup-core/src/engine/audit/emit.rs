@@ -80,8 +80,8 @@ fn impact(invariant: &Invariant) -> String {
     .to_owned()
 }
 
-/// An action in words, for a finding's steps.
-pub(super) fn describe(action: &Action) -> String {
+/// An action in words, for a finding's steps and the audit's feed.
+pub fn describe(action: &Action) -> String {
     let name = action
         .target
         .as_ref()

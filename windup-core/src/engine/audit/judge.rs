@@ -279,7 +279,6 @@ impl Judged {
         let path = lab
             .config
             .artifacts_dir
-            .join("audit")
             .join(format!("finding-{}.png", self.findings.len() + 1));
         lab.session.screenshot(&path).await.ok().map(|()| path)
     }

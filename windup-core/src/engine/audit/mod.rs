@@ -32,7 +32,7 @@ use crate::executor::{ExecOptions, ValueSource};
 use crate::invariant::{Invariant, Severity};
 use crate::plan::Action;
 
-pub use emit::{EmittedTest, TestPlace, write_test};
+pub use emit::{EmittedTest, TestPlace, describe as describe_action, write_test};
 pub use model::{AuditModel, ModelStop, Purpose, SentPrompt};
 pub use oracles::generic as generic_invariants;
 
@@ -57,6 +57,9 @@ pub struct AuditConfig {
     pub artifacts_dir: PathBuf,
     /// Each action's deadline.
     pub action_timeout: Duration,
+    /// A picture of the browser after an attack's action, at most once per this long, for a
+    /// live preview (`frame-N.jpg` in `artifacts_dir`); none when unset.
+    pub frames: Option<Duration>,
 }
 
 /// How much an audit may do.
@@ -333,7 +336,8 @@ impl Audit<'_> {
         let options = self.exec_options();
         let mut state = trial::Budgeted::new(self.config.budget, started, self.stop);
         let reads = invariants.iter().flat_map(Invariant::probes).collect();
-        let lab = self.lab(&options, &invariants, &reads);
+        let frames = trial::Frames::new(self.config.frames);
+        let lab = self.lab(&options, &invariants, &reads, &frames);
         self.watcher.phase(Phase::Explore);
         self.watcher.reasoning(&format!(
             "Exploring {} within {} page states, staying on its origin.",
@@ -362,7 +366,7 @@ impl Audit<'_> {
             from_model
         ));
         let reads = invariants.iter().flat_map(Invariant::probes).collect();
-        let lab = self.lab(&options, &invariants, &reads);
+        let lab = self.lab(&options, &invariants, &reads, &frames);
         self.watcher.phase(Phase::Attack);
         let mut judged = judge::Judged::default();
         let mut planned = with_model::Planned::new(&invariants, &explored);
@@ -408,6 +412,7 @@ impl Audit<'_> {
         options: &'b ExecOptions,
         invariants: &'b [Invariant],
         reads: &'b std::collections::BTreeSet<crate::invariant::Probe>,
+        frames: &'b trial::Frames,
     ) -> trial::Lab<'b> {
         trial::Lab {
             session: self.session,
@@ -418,6 +423,7 @@ impl Audit<'_> {
             config: self.config,
             watcher: self.watcher,
             model: self.model,
+            frames,
         }
     }
 

@@ -27,6 +27,57 @@ pub(super) struct Lab<'a> {
     pub(super) watcher: &'a dyn AuditWatcher,
     /// The model, when the audit has one: it proposes rules, plans attacks and judges.
     pub(super) model: Option<&'a super::AuditModel>,
+    pub(super) frames: &'a Frames,
+}
+
+/// Pictures of the browser for a live preview: at most one per `every`, each a JPEG of at most
+/// [`Frames::WIDTH`] pixels across, numbered from 1.
+#[derive(Debug)]
+pub(super) struct Frames {
+    every: Option<std::time::Duration>,
+    last: std::sync::Mutex<Option<Instant>>,
+    taken: std::sync::atomic::AtomicUsize,
+}
+
+impl Frames {
+    const WIDTH: u32 = 800;
+    const QUALITY: u8 = 70;
+
+    pub(super) fn new(every: Option<std::time::Duration>) -> Self {
+        Frames {
+            every,
+            last: std::sync::Mutex::new(None),
+            taken: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether a frame is due now; if so, the time is taken as the last frame's.
+    fn due(&self) -> bool {
+        let Some(every) = self.every else {
+            return false;
+        };
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if last.is_some_and(|at| at.elapsed() < every) {
+            return false;
+        }
+        *last = Some(Instant::now());
+        true
+    }
+
+    /// The page as a small JPEG.
+    fn encode(png: &[u8]) -> Option<Vec<u8>> {
+        let picture = image::load_from_memory_with_format(png, image::ImageFormat::Png).ok()?;
+        let picture = if picture.width() > Self::WIDTH {
+            picture.resize(Self::WIDTH, u32::MAX, image::imageops::FilterType::Triangle)
+        } else {
+            picture
+        };
+        let rgb = image::DynamicImage::ImageRgb8(picture.to_rgb8());
+        let mut out = Vec::new();
+        let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, Self::QUALITY);
+        rgb.write_with_encoder(encoder).ok()?;
+        Some(out)
+    }
 }
 
 /// The audit's spending against its budget.
@@ -199,11 +250,29 @@ impl Lab<'_> {
                 }
             }
             if let Some(label) = label {
-                self.watcher.action(label, action, None);
+                let frame = self.frame().await;
+                self.watcher.action(label, action, frame.as_deref());
             }
             run.pages.push(page);
         }
         run
+    }
+
+    /// A picture of the browser for the live preview, when one is due.
+    pub(super) async fn frame(&self) -> Option<std::path::PathBuf> {
+        if !self.frames.due() {
+            return None;
+        }
+        let png = self.session.screenshot_png().await.ok()?;
+        let jpeg = Frames::encode(&png)?;
+        let n = 1 + self
+            .frames
+            .taken
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let path = self.config.artifacts_dir.join(format!("frame-{n}.jpg"));
+        std::fs::create_dir_all(&self.config.artifacts_dir).ok()?;
+        std::fs::write(&path, jpeg).ok()?;
+        Some(path)
     }
 
     /// The page once it is quiet (see [`crate::browser::Session::observe_quiet`]), within a

@@ -87,6 +87,7 @@ fn script() -> Vec<RunEvent> {
         RunEvent::AuditAction {
             run_id: run_id(),
             label: "double-submit /cart".to_owned(),
+            step: "click \"Apply\"".to_owned(),
             action: ActionInfo {
                 id: "a1".to_owned(),
                 position: 0,

@@ -1,0 +1,93 @@
+//! `cargo windup serve`: the audit's HTTP API and dashboard (windup-core's `server`).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+use windup_core::secret::SecretValue;
+use windup_core::server::{ServeError, ServeOptions, Server};
+
+use crate::{CliError, SuiteArgs, project_settings, usage};
+
+/// The variable the token is read from.
+const TOKEN_ENV: &str = "WINDUP_SERVE_TOKEN";
+
+/// What `cargo windup serve --help` says before the arguments.
+pub(crate) const LONG_ABOUT: &str = "Serve the audit's HTTP API and its live dashboard.
+
+Open the printed address for the dashboard: start an audit, watch it explore, attack and
+prove findings, download their regression tests. Every audit is kept in .windup/audits.sqlite,
+so a refresh, a second tab or a restart of the server shows the same thing.
+
+It binds to 127.0.0.1:7357 by default. Binding anywhere else needs a token in
+WINDUP_SERVE_TOKEN, sent by every client as `Authorization: Bearer TOKEN`. Only the origins
+allowed may be audited: base_url of windup.toml and each --allow-target. See docs/server.md.
+
+Ctrl-C stops every audit (their browsers closed) and the server.";
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Where to listen: an address and port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7357")]
+    bind: SocketAddr,
+    /// An origin that may be audited besides base_url's (http://127.0.0.1:4000); repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_target: Vec<String>,
+    /// Audits run at once; the others wait, queued.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    max_audits: usize,
+    /// Show the audits' browser windows.
+    #[arg(long)]
+    headed: bool,
+}
+
+pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
+    let suite = SuiteArgs {
+        headed: args.headed,
+        ..SuiteArgs::default()
+    };
+    let settings = project_settings(&suite)?;
+    let mut options = ServeOptions::new(settings);
+    options.bind = args.bind;
+    options.max_running = args.max_audits.max(1);
+    // For work on the dashboard itself: its files read from a directory, no rebuild needed.
+    options.assets_dir = std::env::var_os("WINDUP_DASHBOARD_DIR").map(std::path::PathBuf::from);
+    options.token = std::env::var(TOKEN_ENV)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| SecretValue::new(t.trim()));
+    for origin in &args.allow_target {
+        if !options.targets.allow(origin) {
+            return Err(usage(format!(
+                "--allow-target {origin:?} is not an http(s) origin; write one like \
+                 http://127.0.0.1:4000"
+            )));
+        }
+    }
+    let server = Server::bind(options.clone()).await.map_err(from_serve)?;
+    let address = server.local_addr();
+    println!("windup: the dashboard is at http://{address}/");
+    if options.targets.origins().is_empty() {
+        println!(
+            "windup: no target may be audited yet: set base_url in windup.toml or pass \
+             --allow-target"
+        );
+    } else {
+        println!(
+            "windup: it may audit {}",
+            options.targets.origins().join(", ")
+        );
+    }
+    let stop = async {
+        let _ = tokio::signal::ctrl_c().await;
+        eprintln!("windup: stopping the audits and the server");
+    };
+    server.serve(stop).await.map_err(from_serve)?;
+    // Leave a moment for the last log lines of stopped audits.
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    Ok(())
+}
+
+fn from_serve(err: ServeError) -> CliError {
+    CliError::Usage(err.to_string())
+}

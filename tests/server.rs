@@ -1,0 +1,392 @@
+//! `cargo windup serve`'s API over real HTTP and WebSocket, against the shop with every seeded
+//! bug: an audit started, streamed, reported, listed, its tests downloaded in both dialects and
+//! stopped; late and reconnecting subscribers get every event once, in order; a restarted
+//! server shows the same run; and what the server must refuse, it refuses.
+
+mod common;
+
+use std::time::Duration;
+
+use common::serve::{Ended, Served, Subscriber, browsers_left, has, names, seqs, target};
+use serde_json::{Value, json};
+use windup::engine::secret::SecretValue;
+use windup::engine::server::{ServeError, Server};
+
+/// Long enough for an audit of the shop to find its first bug on a busy machine.
+const PATIENCE: Duration = Duration::from_secs(240);
+
+fn tests_written(events: &[Value]) -> usize {
+    events.iter().filter(|e| e["event"] == "test").count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_audit_is_streamed_reported_listed_downloaded_stopped_and_replayed_after_a_restart() {
+    let served = Served::start().await;
+    let run = served
+        .start_audit(json!({ "target_url": target(&served.shop), "budget": { "time_s": 600 } }))
+        .await;
+    let mut live = Subscriber::connect(&served.ws(&format!("/audit/{run}/stream")), &[])
+        .await
+        .expect("the stream opens");
+    // Until the first finding's test is written in both dialects.
+    let ended = live
+        .follow(PATIENCE, |events| tests_written(events) >= 2)
+        .await;
+    assert_eq!(ended, Ended::Enough, "{:#?}", names(&live.events));
+    let (status, stopping) = served.post(&format!("/audit/{run}/stop"), "", &[]).await;
+    assert_eq!(
+        (status, stopping["status"].as_str()),
+        (202, Some("stopping"))
+    );
+    assert_eq!(live.follow(PATIENCE, |_| false).await, Ended::Closed);
+    let events = live.events.clone();
+    let n = events.len() as u64;
+    assert_eq!(
+        seqs(&events),
+        (1..=n).collect::<Vec<_>>(),
+        "no gap, no duplicate"
+    );
+    assert!(events[0]["text"].as_str().unwrap().starts_with("Queued"));
+    for name in [
+        "audit_started",
+        "phase",
+        "reason",
+        "invariant",
+        "action",
+        "finding",
+        "test",
+    ] {
+        assert!(has(&events, name), "no {name}: {:#?}", names(&events));
+    }
+    let last = events.last().unwrap();
+    assert_eq!(
+        (last["event"].as_str(), last["status"].as_str()),
+        (Some("done"), Some("stopped"))
+    );
+    let action = events.iter().find(|e| e["event"] == "action").unwrap();
+    assert!(
+        action["step"].as_str().is_some_and(|s| !s.is_empty()),
+        "{action}"
+    );
+    // The preview's frames are served.
+    let frame = events
+        .iter()
+        .find_map(|e| e["screenshot"].as_str())
+        .expect("a frame of the browser");
+    let name = frame.rsplit('/').next().unwrap();
+    let picture = reqwest::get(served.at(&format!("/audit/{run}/files/{name}")))
+        .await
+        .unwrap();
+    assert_eq!(picture.status(), 200);
+    assert_eq!(picture.headers()["content-type"], "image/jpeg");
+    assert!(browsers_left().is_empty(), "{:?}", browsers_left());
+
+    // The report, the history and the tests, from the store.
+    let (status, report) = served.get(&format!("/audit/{run}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(report["status"], "stopped");
+    assert_eq!(report["events"], n);
+    let finding = &report["findings"][0];
+    let frameworks: Vec<&str> = finding["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["framework"].as_str().unwrap())
+        .collect();
+    assert_eq!(frameworks, ["windup", "playwright"]);
+    let (status, list) = served.get("/audits").await;
+    assert_eq!(status, 200);
+    assert_eq!(list["audits"][0]["run_id"], run.as_str());
+    assert_eq!(list["targets"][0], served.shop.url());
+    let id = finding["id"].as_str().unwrap();
+    let scenario = reqwest::get(served.at(&format!("/findings/{id}/test")))
+        .await
+        .unwrap();
+    assert_eq!(scenario.status(), 200);
+    assert!(
+        scenario.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains(".yaml")
+    );
+    let scenario = scenario.text().await.unwrap();
+    assert!(
+        scenario.contains("plan_version"),
+        "the scenario and its plan: {scenario}"
+    );
+    let spec = reqwest::get(served.at(&format!("/findings/{id}/test?framework=playwright")))
+        .await
+        .unwrap();
+    assert!(
+        spec.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains(".spec.ts")
+    );
+    assert!(spec.text().await.unwrap().contains("@playwright/test"));
+
+    // A late subscriber gets the same stream; one that reconnects gets the rest, once.
+    let replay = stream_all(&served, &run, 0).await;
+    assert_eq!(replay, events);
+    let rest = stream_all(&served, &run, n / 2).await;
+    assert_eq!(rest, events[(n / 2) as usize..]);
+    let (status, again) = served.post(&format!("/audit/{run}/stop"), "", &[]).await;
+    assert_eq!(
+        (status, again["error"]["code"].as_str()),
+        (409, Some("not_running"))
+    );
+
+    // A restarted server over the same store shows the same run.
+    let (shop, project) = served.stop().await;
+    let served = Served::over(shop, project, |_| {}).await;
+    assert_eq!(served.get(&format!("/audit/{run}")).await.1, report);
+    assert_eq!(stream_all(&served, &run, 0).await, events);
+    served.stop().await;
+}
+
+/// Every event of a finished run after `after`, the stream closed by the server.
+async fn stream_all(served: &Served, run: &str, after: u64) -> Vec<Value> {
+    let url = served.ws(&format!("/audit/{run}/stream?after={after}"));
+    let mut subscriber = Subscriber::connect(&url, &[])
+        .await
+        .expect("the stream opens");
+    assert_eq!(subscriber.follow(PATIENCE, |_| false).await, Ended::Closed);
+    subscriber.events
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_subscribers_get_every_event_in_order_and_a_queued_run_can_be_stopped() {
+    let served = Served::start().await;
+    let budget = json!({ "time_s": 15, "pages": 4, "walks": 1 });
+    let first = served
+        .start_audit(json!({ "target_url": target(&served.shop), "budget": budget }))
+        .await;
+    let second = served
+        .start_audit(json!({ "target_url": target(&served.shop), "budget": budget }))
+        .await;
+    // One audit at a time: the second waits.
+    let (_, list) = served.get("/audits").await;
+    let status = |id: &str| {
+        list["audits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["run_id"] == id)
+            .map(|a| a["status"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(status(&second).as_deref(), Some("queued"));
+    let mut subscribers = Vec::new();
+    for _ in 0..20 {
+        let url = served.ws(&format!("/audit/{first}/stream"));
+        subscribers.push(
+            Subscriber::connect(&url, &[])
+                .await
+                .expect("a stream opens"),
+        );
+    }
+    // The check below sees a running audit's browser, so it would see one left behind.
+    assert!(
+        !browsers_left().is_empty(),
+        "the first audit's browser runs"
+    );
+    let (code, stopped) = served.post(&format!("/audit/{second}/stop"), "", &[]).await;
+    assert_eq!((code, stopped["status"].as_str()), (200, Some("stopped")));
+    let followed = futures::future::join_all(
+        subscribers
+            .iter_mut()
+            .map(|s| s.follow(PATIENCE, |_| false)),
+    )
+    .await;
+    assert!(followed.iter().all(|e| *e == Ended::Closed));
+    let first_events = &subscribers[0].events;
+    let n = first_events.len() as u64;
+    assert!(n > 10, "{:#?}", names(first_events));
+    assert_eq!(seqs(first_events), (1..=n).collect::<Vec<_>>());
+    assert_eq!(first_events.last().unwrap()["event"], "done");
+    for subscriber in &subscribers {
+        assert_eq!(
+            &subscriber.events, first_events,
+            "every subscriber, the same stream"
+        );
+    }
+    // The queued run never ran: its stream is its queueing and its stop.
+    let never = stream_all(&served, &second, 0).await;
+    let words: Vec<&str> = never.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(words, ["reason", "done"], "{never:#?}");
+    assert_eq!(never[1]["status"], "stopped");
+    assert!(browsers_left().is_empty(), "{:?}", browsers_left());
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_the_server_must_refuse_it_refuses() {
+    let served = Served::start().await;
+    let evil = [("origin", "http://evil.example")];
+    let body = json!({ "target_url": target(&served.shop) }).to_string();
+    let shop = target(&served.shop);
+    let refused = |what: &'static str, body: String, headers: Vec<(&'static str, &'static str)>| {
+        let served = &served;
+        async move {
+            let (status, answer) = served.post("/audit", &body, &headers).await;
+            let message = answer["error"]["message"].as_str().unwrap_or("");
+            assert!(!message.is_empty(), "{what}: {answer}");
+            (
+                status,
+                answer["error"]["code"].as_str().unwrap_or("").to_owned(),
+            )
+        }
+    };
+    let code = |status: u16, code: &str| (status, code.to_owned());
+    assert_eq!(
+        refused("a cross-origin POST", body.clone(), evil.to_vec()).await,
+        code(403, "forbidden_origin")
+    );
+    let elsewhere = json!({ "target_url": "http://169.254.169.254/latest/" });
+    assert_eq!(
+        refused("a disallowed target", elsewhere.to_string(), vec![]).await,
+        code(403, "target_not_allowed")
+    );
+    assert_eq!(
+        refused("no JSON", "{nope".to_owned(), vec![]).await,
+        code(400, "bad_json")
+    );
+    let typed = json!({ "target_url": shop, "budget": { "steps": "many" } });
+    assert_eq!(
+        refused("a field of the wrong type", typed.to_string(), vec![]).await,
+        code(422, "invalid_field")
+    );
+    assert_eq!(
+        refused("a missing field", "{}".to_owned(), vec![]).await,
+        code(422, "invalid_field")
+    );
+    let broken = json!({ "target_url": shop, "invariants": [
+        { "id": "x", "statement": "s", "surface": "/", "predicate": "count(" }
+    ] });
+    assert_eq!(
+        refused(
+            "an invariant that does not parse",
+            broken.to_string(),
+            vec![]
+        )
+        .await,
+        code(422, "invalid_field")
+    );
+    assert_eq!(
+        refused("a body too large", "x".repeat(70 * 1024), vec![]).await,
+        code(413, "payload_too_large")
+    );
+    assert_eq!(
+        refused(
+            "a rebinding host",
+            body.clone(),
+            vec![("host", "evil.example")]
+        )
+        .await,
+        code(403, "forbidden_host")
+    );
+    let (_, missing) = served.post("/audit", "{}", &[]).await;
+    assert_eq!(missing["error"]["field"], "target_url");
+    let (_, typed) = served
+        .post(
+            "/audit",
+            &json!({ "target_url": "x", "budget": { "steps": "many" } }).to_string(),
+            &[],
+        )
+        .await;
+    assert_eq!(typed["error"]["field"], "budget.steps");
+    for path in [
+        "/audit/A-9999",
+        "/audit/nonsense",
+        "/findings/F-9999/test",
+        "/no-such-route",
+    ] {
+        let (status, answer) = served.get(path).await;
+        assert_eq!(
+            (status, answer["error"]["code"].as_str()),
+            (404, Some("not_found")),
+            "{path}"
+        );
+    }
+    assert_eq!(
+        Subscriber::connect(&served.ws("/audit/A-9999/stream"), &[])
+            .await
+            .err(),
+        Some(404)
+    );
+    assert_eq!(
+        Subscriber::connect(&served.ws("/audit/A-9999/stream"), &evil)
+            .await
+            .err(),
+        Some(403),
+        "a stream opened from another origin"
+    );
+    assert_eq!(
+        served.get("/audits").await.1["audits"],
+        json!([]),
+        "nothing was started"
+    );
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn off_loopback_the_server_wants_its_token_on_every_request_and_stream() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let project = common::Project::with(&[]);
+    let settings = project.settings_with(&format!("base_url = \"{}\"\n", shop.url()), &|_| None);
+    let mut options = windup::engine::server::ServeOptions::new(settings);
+    options.bind = "0.0.0.0:0".parse().unwrap();
+    let refused = Server::bind(options.clone()).await.err();
+    assert!(
+        matches!(refused, Some(ServeError::NoToken { .. })),
+        "{refused:?}"
+    );
+    assert!(refused.unwrap().to_string().contains("WINDUP_SERVE_TOKEN"));
+
+    let served = Served::over(shop, project, |options| {
+        options.bind = "0.0.0.0:0".parse().unwrap();
+        options.token = Some(SecretValue::new("t0ken-for-tests"));
+    })
+    .await;
+    let port = served.addr.port();
+    let url = |path: &str| format!("http://127.0.0.1:{port}{path}");
+    let client = reqwest::Client::new();
+    let without = client.get(url("/audits")).send().await.unwrap();
+    assert_eq!(without.status(), 401);
+    assert_eq!(without.headers()["www-authenticate"], "Bearer");
+    let wrong = client
+        .get(url("/audits"))
+        .bearer_auth("guess")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+    let with = client
+        .get(url("/audits"))
+        .bearer_auth("t0ken-for-tests")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with.status(), 200);
+    let post = client.post(url("/audit")).body("{}").send().await.unwrap();
+    assert_eq!(post.status(), 401, "a start without the token");
+    // The dashboard's files carry no data: they load, so that it can ask for the token.
+    assert_eq!(client.get(url("/")).send().await.unwrap().status(), 200);
+    let ws = format!("ws://127.0.0.1:{port}/audit/A-9999/stream");
+    assert_eq!(Subscriber::connect(&ws, &[]).await.err(), Some(401));
+    let bearer = [("authorization", "Bearer t0ken-for-tests")];
+    assert_eq!(
+        Subscriber::connect(&ws, &bearer).await.err(),
+        Some(404),
+        "past the token"
+    );
+    let protocol = [(
+        "sec-websocket-protocol",
+        "windup.v1, windup.bearer.t0ken-for-tests",
+    )];
+    assert_eq!(
+        Subscriber::connect(&ws, &protocol).await.err(),
+        Some(404),
+        "as a browser sends it"
+    );
+    served.stop().await;
+}

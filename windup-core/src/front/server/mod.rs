@@ -1,0 +1,163 @@
+//! `cargo windup serve`: the audit's HTTP API and its live dashboard, in one process with the
+//! audit inside it as a library.
+//!
+//! - `POST /audit` starts an audit (queued while others run), `POST /audit/{id}/stop` stops
+//!   one; `GET /audit/{id}` is its report, `GET /audits` the history,
+//!   `GET /findings/{id}/test` a generated test to download, `GET /audit/{id}/files/{name}` a
+//!   screenshot of it.
+//! - `WS /audit/{id}/stream?after=SEQ` is the run's event stream: what the store holds after
+//!   `SEQ` first, then each event as it is stored, in order, with no gap and no duplicate,
+//!   whenever the subscriber arrives. Every event comes from the store, so a refresh, a second
+//!   tab or a restart of the server shows the same thing.
+//! - `/` is the dashboard: a projection of the same stream.
+//!
+//! It binds to loopback unless told otherwise, and then only with a token; every request must
+//! name a loopback host on a loopback bind (no DNS rebinding), every state-changing request and
+//! every stream must come from the dashboard's own origin when a browser sends it, and only
+//! the configured targets may be audited (docs/server.md).
+
+mod api;
+mod assets;
+mod guard;
+mod runs;
+mod stream;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use crate::config::Settings;
+use crate::secret::SecretValue;
+use crate::store::{AuditStore, StoreError};
+
+pub use guard::TargetPolicy;
+
+/// How a server is set up.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The project: its root (the store, the tests written), its browser, its accounts.
+    pub settings: Settings,
+    pub bind: SocketAddr,
+    /// Required for a bind off loopback: every API request and stream must carry it.
+    pub token: Option<SecretValue>,
+    /// The origins an audit may be asked for.
+    pub targets: TargetPolicy,
+    /// Audits run at once; others wait, `queued`.
+    pub max_running: usize,
+    /// The largest request body taken, in bytes.
+    pub max_body: usize,
+    /// Streams open at once on one run.
+    pub max_subscribers: usize,
+    /// How often, at most, an audit's browser is pictured for the live preview.
+    pub frames: Duration,
+    /// Where audits are kept (`.windup/audits.sqlite` under the root by default).
+    pub store: PathBuf,
+    /// The dashboard's files read from this directory on each request instead of those built
+    /// in: for working on the dashboard without a rebuild.
+    pub assets_dir: Option<PathBuf>,
+}
+
+impl ServeOptions {
+    /// The defaults: loopback port 7357, the project's base URL the only target, one audit at a
+    /// time, 64 KiB bodies, 32 streams a run, a frame a second.
+    pub fn new(settings: Settings) -> Self {
+        let targets = TargetPolicy::from_origins(
+            settings
+                .base_url
+                .iter()
+                .map(|url| url.origin().ascii_serialization()),
+        );
+        let store = settings.root.join(crate::audit_run::STORE_FILE);
+        ServeOptions {
+            settings,
+            bind: SocketAddr::from(([127, 0, 0, 1], 7357)),
+            token: None,
+            targets,
+            max_running: 1,
+            max_body: 64 * 1024,
+            max_subscribers: 32,
+            frames: Duration::from_secs(1),
+            store,
+            assets_dir: None,
+        }
+    }
+}
+
+/// Why the server cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(
+        "refusing to serve on {bind} without a token: off loopback, anyone who reaches the port \
+         could start audits; set WINDUP_SERVE_TOKEN (or bind to 127.0.0.1)"
+    )]
+    NoToken { bind: SocketAddr },
+    #[error("cannot listen on {bind}: {source}; pick another port with --bind")]
+    Bind {
+        bind: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the audit store: {0}")]
+    Store(#[from] StoreError),
+    #[error("the server stopped: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A server bound to its address, ready to serve.
+pub struct Server {
+    listener: TcpListener,
+    app: Arc<api::App>,
+}
+
+impl Server {
+    /// Checks the options, opens the store and binds. Nothing is served until [`Server::serve`].
+    pub async fn bind(options: ServeOptions) -> Result<Server, ServeError> {
+        if !options.bind.ip().is_loopback() && options.token.is_none() {
+            return Err(ServeError::NoToken { bind: options.bind });
+        }
+        let store = Arc::new(AuditStore::open(&options.store)?);
+        let listener =
+            TcpListener::bind(options.bind)
+                .await
+                .map_err(|source| ServeError::Bind {
+                    bind: options.bind,
+                    source,
+                })?;
+        let local = listener.local_addr().map_err(|source| ServeError::Bind {
+            bind: options.bind,
+            source,
+        })?;
+        let app = Arc::new(api::App::new(options, local, store));
+        Ok(Server { listener, app })
+    }
+
+    /// The address it listens on (the port chosen, for a bind to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.app.local
+    }
+
+    /// Serves until `shutdown` resolves; then stops every audit and waits for them to end, so
+    /// that no browser outlives the server.
+    pub async fn serve(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let router = api::router(Arc::clone(&self.app));
+        let app = Arc::clone(&self.app);
+        // Streams end first, so that the graceful shutdown has no connection to wait for.
+        let shutdown = async move {
+            shutdown.await;
+            app.close();
+        };
+        let served = axum::serve(
+            self.listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await;
+        self.app.runs.stop_all().await;
+        served.map_err(ServeError::Serve)
+    }
+}
