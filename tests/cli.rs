@@ -463,3 +463,33 @@ async fn an_audit_from_the_command_line_is_stored_and_shown_again() {
     assert!(out.contains(&format!("{} finding", findings)), "{out}");
     assert_eq!(out.matches("\nfinding #F-").count(), findings, "{out}");
 }
+
+#[test]
+fn serve_refuses_to_start_open_without_a_token_on_a_taken_port_or_for_a_bad_target() {
+    let project = Project::with(&[]);
+    let dir = project.dir.path();
+    let open = run_in(
+        dir,
+        &["serve", "--bind", "0.0.0.0:0"],
+        &[("WINDUP_SERVE_TOKEN", "")],
+    );
+    let out = text(&open);
+    assert_eq!(open.status.code(), Some(2), "{out}");
+    assert!(out.contains("without a token"), "{out}");
+    assert!(out.contains("set WINDUP_SERVE_TOKEN"), "{out}");
+
+    let bad = windup_in(dir, &["serve", "--allow-target", "ftp://127.0.0.1/"]);
+    let out = text(&bad);
+    assert_eq!(bad.status.code(), Some(2), "{out}");
+    assert!(out.contains("is not an http(s) origin"), "{out}");
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let busy = windup_in(dir, &["serve", "--bind", &address]);
+    let out = text(&busy);
+    assert_eq!(busy.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains(&format!("cannot listen on {address}")),
+        "{out}"
+    );
+}

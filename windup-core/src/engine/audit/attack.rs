@@ -598,9 +598,7 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
                 break;
             };
             lab.check(&mut run, &actions, index, &page, spend);
-            let frame = lab.frame().await;
-            lab.watcher
-                .action(&label, &actions[index], frame.as_deref());
+            lab.tell_action(&label, &actions[index]).await;
             run.pages.push(page);
         }
         for violation in run.violations[seen_before..].iter().cloned() {

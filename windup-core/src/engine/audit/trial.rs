@@ -250,16 +250,21 @@ impl Lab<'_> {
                 }
             }
             if let Some(label) = label {
-                let frame = self.frame().await;
-                self.watcher.action(label, action, frame.as_deref());
+                self.tell_action(label, action).await;
             }
             run.pages.push(page);
         }
         run
     }
 
+    /// Tells the watcher of an attack's action, with a frame of the browser when one is due.
+    pub(super) async fn tell_action(&self, label: &str, action: &Action) {
+        let frame = self.frame().await;
+        self.watcher.action(label, action, frame.as_deref());
+    }
+
     /// A picture of the browser for the live preview, when one is due.
-    pub(super) async fn frame(&self) -> Option<std::path::PathBuf> {
+    async fn frame(&self) -> Option<std::path::PathBuf> {
         if !self.frames.due() {
             return None;
         }
