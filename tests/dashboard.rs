@@ -33,7 +33,7 @@ async fn the_dashboard_scenarios_pass_against_a_live_audit_of_the_shop() {
     let runner = common::Project::with(&[]);
     copy_scenarios(&runner);
     // A finding takes the audit tens of seconds: expectations wait that long.
-    let mut settings = runner.settings_with("timeout_ms = 240000\n", &|_| None);
+    let mut settings = runner.settings_with("timeout_ms = 120000\n", &|_| None);
     settings.workers = 1;
     let selection = Selection::load(&settings, Some("dashboard/"), true).unwrap();
     assert_eq!(selection.scenarios.len(), 2, "{:?}", selection.unloadable);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, close_code};
 use serde_json::Value;
 
 use super::api::App;
@@ -93,7 +93,7 @@ pub(super) async fn follow(
         if over(&app, run).await {
             // What was stored between the read and the run's end, then the close.
             if catch_up(&app, run, last, &mut socket).await.is_some() {
-                close(&mut socket, "the audit is over").await;
+                close(&mut socket, close_code::NORMAL, "the audit is over").await;
             }
             return;
         }
@@ -115,7 +115,7 @@ pub(super) async fn follow(
                 Some(Ok(_)) => {}
             },
             _ = closing.changed() => {
-                close(&mut socket, "the server is stopping").await;
+                close(&mut socket, close_code::AWAY, "the server is stopping").await;
                 return;
             }
             // A run another process writes (a `cargo windup audit` beside the server) tells
@@ -137,9 +137,11 @@ async fn over(app: &Arc<App>, run: RunId) -> bool {
     }
 }
 
-async fn close(socket: &mut WebSocket, reason: &'static str) {
+/// Closes the stream: 1000 once the run is over, 1001 when the server goes away mid-run (a
+/// client reconnects then, from its last `seq`).
+async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
-        code: axum::extract::ws::close_code::NORMAL,
+        code,
         reason: reason.into(),
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
