@@ -155,13 +155,7 @@ fn is_web_url(url: &str) -> bool {
 /// The image blocks of the messages; a base64 source's payload is its `data`.
 pub(crate) fn images(body: &Fields) -> Tally {
     let mut tally = Tally::default();
-    let blocks = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|message| message.get("content")?.as_array())
-        .flatten();
+    let blocks = crate::image::content_parts(body);
     for block in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("image")) {
         tally.add(block.pointer("/source/data").and_then(Value::as_str));
     }

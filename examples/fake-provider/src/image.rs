@@ -27,6 +27,17 @@ impl Tally {
     }
 }
 
+/// The parts of the messages' array contents (`messages[].content[]`), where the OpenAI and
+/// Anthropic wires put their images.
+pub(crate) fn content_parts(body: &crate::check::Fields) -> impl Iterator<Item = &Value> {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|message| message.get("content")?.as_array())
+        .flatten()
+}
+
 /// The media type and payload of a `data:<media type>;base64,<payload>` URL.
 pub(crate) fn data_url(url: &str) -> Option<(&str, &str)> {
     let (head, payload) = url.strip_prefix("data:")?.split_once(',')?;

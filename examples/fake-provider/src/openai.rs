@@ -132,13 +132,7 @@ fn check_image_url(part: &Fields, path: &str, problems: &mut Vec<String>) {
 /// The images the messages carry; a data URL's payload is the part after its comma.
 pub(crate) fn images(body: &Fields) -> Tally {
     let mut tally = Tally::default();
-    let parts = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|message| message.get("content")?.as_array())
-        .flatten();
+    let parts = crate::image::content_parts(body);
     for part in parts.filter(|p| p.get("type").and_then(Value::as_str) == Some("image_url")) {
         let url = part.pointer("/image_url/url").and_then(Value::as_str);
         tally.add(url.and_then(image::data_url).map(|(_, payload)| payload));

@@ -23,6 +23,7 @@ struct FileConfig {
     timeout_ms: Option<Spanned<i64>>,
     allowed_origins: Option<Vec<Spanned<String>>>,
     ignore_tags: Option<Vec<Spanned<String>>>,
+    exclude: Option<Vec<Spanned<String>>>,
     browser: Option<FileBrowser>,
     llm: Option<Spanned<FileLlm>>,
     accounts: Option<FileAccounts>,
@@ -78,6 +79,7 @@ impl File<'_> {
             timeout_ms: raw.timeout_ms.map(|v| self.typed(v)),
             allowed_origins: raw.allowed_origins.map(|list| self.all(list)),
             ignore_tags: raw.ignore_tags.map(|list| self.all(list)),
+            exclude: raw.exclude.map(|list| self.all(list)),
             browser: raw.browser.map(|b| self.browser(b)).unwrap_or_default(),
             llm: raw.llm.map(|llm| self.llm(llm)).unwrap_or_default(),
             accounts: raw.accounts.map(|accounts| self.accounts(accounts)),
@@ -217,7 +219,7 @@ fn key_hint(key: &str) -> &'static str {
         "scenarios" => "write the directory as a quoted path, e.g. `scenarios = \"scenarios\"`",
         "workers" => "write a whole number without quotes, e.g. `workers = 2`",
         "timeout_ms" => "write milliseconds without quotes, e.g. `timeout_ms = 5000`",
-        "allowed_origins" | "ignore_tags" => {
+        "allowed_origins" | "ignore_tags" | "exclude" => {
             "write a list of quoted strings, e.g. `[\"a\", \"b\"]`"
         }
         "headless" | "images" => "write `true` or `false` without quotes",

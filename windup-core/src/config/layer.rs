@@ -13,6 +13,8 @@ pub(super) struct Layer {
     pub(super) timeout_ms: Option<Sourced<Written<i64>>>,
     pub(super) allowed_origins: Option<Vec<Sourced<String>>>,
     pub(super) ignore_tags: Option<Vec<Sourced<String>>>,
+    /// Directories under the scenarios directory that are not this project's runs.
+    pub(super) exclude: Option<Vec<Sourced<String>>>,
     pub(super) browser: BrowserLayer,
     pub(super) llm: LlmLayer,
     pub(super) accounts: Option<Vec<RawAccount>>,
@@ -74,6 +76,7 @@ impl Layer {
             timeout_ms: self.timeout_ms.or(lower.timeout_ms),
             allowed_origins: self.allowed_origins.or(lower.allowed_origins),
             ignore_tags: self.ignore_tags.or(lower.ignore_tags),
+            exclude: self.exclude.or(lower.exclude),
             browser: self.browser.over(lower.browser),
             llm: self.llm.over(lower.llm),
             accounts: self.accounts.or(lower.accounts),

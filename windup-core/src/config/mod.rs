@@ -12,6 +12,7 @@
 //! timeout_ms = 5000                     # default action timeout
 //! allowed_origins = ["https://accounts.example"]
 //! ignore_tags = ["fails-by-design"]     # listed, but run only when asked for
+//! exclude = ["dashboard"]                # scenarios/dashboard/ is not run with the others
 //! [browser]
 //! headless = true
 //! window = [1280, 900]
@@ -66,6 +67,9 @@ pub struct Settings {
     pub allowed_origins: Vec<String>,
     /// Scenarios with any of these tags are listed but run only when asked for (`--ignored`).
     pub ignore_tags: Vec<String>,
+    /// Directories under `scenarios_dir` whose scenarios are not run with the others (they
+    /// target another app, and their own test runs them).
+    pub exclude: Vec<PathBuf>,
     pub browser: BrowserSettings,
     pub llm: Option<LlmSettings>,
     /// Account -> key -> the NAME of the env var holding the value (never a value).

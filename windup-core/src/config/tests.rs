@@ -76,6 +76,7 @@ fn defaults_without_a_file() {
             timeout: Duration::from_millis(5000),
             allowed_origins: Vec::new(),
             ignore_tags: Vec::new(),
+            exclude: Vec::new(),
             browser: BrowserSettings {
                 headless: true,
                 webdriver_url: None,
@@ -790,4 +791,26 @@ fn screenshots_go_to_the_hosted_models_unless_the_file_says_otherwise() {
             .contains("write `true` or `false` without quotes"),
         "{err}"
     );
+}
+
+#[test]
+fn excluded_directories_are_under_the_scenarios_directory() {
+    let settings = Settings::from_parts(
+        root(),
+        Some("exclude = [\"dashboard/\", \"admin\"]\n"),
+        &no_env,
+    )
+    .expect("valid settings");
+    assert_eq!(
+        settings.exclude,
+        [PathBuf::from("dashboard"), PathBuf::from("admin")]
+    );
+    for outside in ["../elsewhere", "/abs", ""] {
+        let err = file_error(&format!("exclude = [{outside:?}]\n"));
+        assert!(
+            err.to_string()
+                .contains("is not a directory under the scenarios directory"),
+            "{outside}: {err}"
+        );
+    }
 }

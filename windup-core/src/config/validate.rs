@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use url::Url;
@@ -43,6 +43,7 @@ impl Rules<'_> {
             timeout: self.timeout(layer.timeout_ms.as_ref())?,
             allowed_origins: self.allowed_origins(layer.allowed_origins.unwrap_or_default())?,
             ignore_tags: self.ignore_tags(layer.ignore_tags.unwrap_or_default())?,
+            exclude: self.exclude(layer.exclude.unwrap_or_default())?,
             browser: self.browser(&layer.browser)?,
             llm: self.llm(&layer.llm)?,
             accounts: self.accounts(layer.accounts.unwrap_or_default())?,
@@ -206,6 +207,32 @@ impl Rules<'_> {
             }
         }
         Ok(tags)
+    }
+
+    /// Directories relative to the scenarios directory, inside it.
+    fn exclude(&self, values: Vec<Sourced<String>>) -> Checked<Vec<PathBuf>> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for value in values {
+            let dir = PathBuf::from(value.value.trim().trim_end_matches('/'));
+            let inside = !dir.as_os_str().is_empty()
+                && dir
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !inside {
+                return Err(self.error(
+                    &value.origin,
+                    format!(
+                        "`exclude`: {:?} is not a directory under the scenarios directory",
+                        value.value
+                    ),
+                    "name directories relative to `scenarios`, e.g. `exclude = [\"dashboard\"]`",
+                ));
+            }
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        Ok(dirs)
     }
 
     fn browser(&self, layer: &BrowserLayer) -> Checked<BrowserSettings> {

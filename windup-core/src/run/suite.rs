@@ -71,6 +71,10 @@ pub fn load_scenarios(
     })?;
     Ok(files
         .into_iter()
+        .filter(|file| {
+            let under = file.strip_prefix(root).unwrap_or(file);
+            !settings.exclude.iter().any(|dir| under.starts_with(dir))
+        })
         .map(|file| {
             crate::scenario::load(&relative(&file), &relative(root))
                 .map_err(|error| Unloadable { file, error })
