@@ -12,6 +12,10 @@ use serde_json::{Value, json};
 use windup::engine::secret::SecretValue;
 use windup::engine::server::{ServeError, Server};
 
+/// One test at a time in this process: `cargo test` runs a binary's tests on threads, and a test
+/// that checks no browser is left under the process must not see another test's.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Long enough for an audit of the shop to find its first bug on a busy machine.
 const PATIENCE: Duration = Duration::from_secs(240);
 
@@ -21,6 +25,7 @@ fn tests_written(events: &[Value]) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_audit_is_streamed_reported_listed_downloaded_stopped_and_replayed_after_a_restart() {
+    let _serial = SERIAL.lock().await;
     let served = Served::start().await;
     let run = served
         .start_audit(json!({ "target_url": target(&served.shop), "budget": { "time_s": 600 } }))
@@ -156,6 +161,7 @@ async fn stream_all(served: &Served, run: &str, after: u64) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_subscribers_get_every_event_in_order_and_a_queued_run_can_be_stopped() {
+    let _serial = SERIAL.lock().await;
     let served = Served::start().await;
     let budget = json!({ "time_s": 15, "pages": 4, "walks": 1 });
     let first = served
@@ -220,6 +226,7 @@ async fn twenty_subscribers_get_every_event_in_order_and_a_queued_run_can_be_sto
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_the_server_must_refuse_it_refuses() {
+    let _serial = SERIAL.lock().await;
     let served = Served::start().await;
     let evil = [("origin", "http://evil.example")];
     let body = json!({ "target_url": target(&served.shop) }).to_string();
@@ -330,6 +337,7 @@ async fn what_the_server_must_refuse_it_refuses() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn off_loopback_the_server_wants_its_token_on_every_request_and_stream() {
+    let _serial = SERIAL.lock().await;
     let shop = windup_shop::spawn(Default::default()).await.unwrap();
     let project = common::Project::with(&[]);
     let settings = project.settings_with(&format!("base_url = \"{}\"\n", shop.url()), &|_| None);
