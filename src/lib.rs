@@ -34,8 +34,9 @@ pub mod engine {
     };
     pub use windup_core::{
         audit, audit_run, browser, cache, config, events, executor, failure, fragments, harness,
-        init, invariant, ledger, llm, lockfile, plan, planner, pool, report, reporters, runner,
-        scenario, secret, secrets, server, signature, steps, store, suite, summary, verifier,
+        init, invariant, ledger, llm, lockfile, map_view, mapfile, plan, planner, pool, report,
+        reporters, runner, scenario, secret, secrets, server, signature, sitemap, steps, store,
+        suite, summary, verifier,
     };
 }
 

@@ -5,6 +5,7 @@
 //! planning, 5 budget exceeded, 6 secret leaked. [`CliError`] owns them.
 
 mod audit;
+mod map;
 mod serve;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -66,6 +67,8 @@ enum Command {
     Audit(audit::AuditCommand),
     /// The audits in the store (.windup/audits.sqlite), newest first.
     Audits(audit::AuditsArgs),
+    /// The site map every run adds to, drawn: .windup/sitemap.dot and .windup/sitemap.html.
+    Map(map::MapArgs),
     /// Serve the audit's HTTP API and its live dashboard (loopback by default).
     #[command(long_about = serve::LONG_ABOUT)]
     Serve(serve::ServeArgs),
@@ -265,6 +268,7 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Audit(command) => audit::audit(command).await,
         Command::Audits(args) => audit::history(&args),
         Command::Serve(args) => serve::serve(args).await,
+        Command::Map(args) => map::map(&args),
         Command::Init => init(),
         Command::Cache { action } => cache(action),
         Command::Costs { since, by } => costs(since.as_deref(), by),

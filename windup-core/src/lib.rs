@@ -6,14 +6,16 @@
 //! ones above it in this list (docs/architecture.md; `tests/layers.rs` keeps it so):
 //!
 //! 1. **model** (`src/model/`): plain data and parsing, no I/O — [`plan`], [`steps`],
-//!    [`scenario`], [`secret`], [`invariant`].
+//!    [`scenario`], [`secret`], [`invariant`], [`sitemap`].
 //! 2. **boundaries**: one outside thing each — [`browser`] (the only user of fantoccini),
 //!    [`llm`] (model providers), [`store`] (the SQLite store of audits).
 //! 3. **settings**: [`config`], read once at the edge and handed down.
 //! 4. **engine** (`src/engine/`): the work — [`executor`], [`verifier`], [`planner`], [`cache`],
-//!    [`lockfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`], [`audit`].
+//!    [`lockfile`], [`mapfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`],
+//!    [`audit`].
 //! 5. **run** (`src/run/`): orchestration and presentation — [`suite`], [`events`],
-//!    [`runner`], [`failure`], [`pool`], [`reporters`], [`report`], [`summary`], [`audit_run`].
+//!    [`runner`], [`failure`], [`pool`], [`reporters`], [`report`], [`summary`], [`audit_run`],
+//!    [`map_view`].
 //! 6. **front ends** (`src/front/`): wiring — [`harness`], [`init`], [`server`].
 
 #![warn(unreachable_pub)]
@@ -27,6 +29,8 @@ pub mod plan;
 pub mod scenario;
 #[path = "model/secret.rs"]
 pub mod secret;
+#[path = "model/sitemap/mod.rs"]
+pub mod sitemap;
 #[path = "model/steps/mod.rs"]
 pub mod steps;
 
@@ -51,6 +55,8 @@ pub mod fragments;
 pub mod ledger;
 #[path = "engine/lockfile.rs"]
 pub mod lockfile;
+#[path = "engine/mapfile.rs"]
+pub mod mapfile;
 #[path = "engine/planner/mod.rs"]
 pub mod planner;
 #[path = "engine/secrets.rs"]
@@ -67,6 +73,8 @@ pub mod audit_run;
 pub mod events;
 #[path = "run/failure.rs"]
 pub mod failure;
+#[path = "run/map_view.rs"]
+pub mod map_view;
 #[path = "run/pool.rs"]
 pub mod pool;
 #[path = "run/report/mod.rs"]

@@ -213,6 +213,9 @@ pub struct ActionInfo {
     pub kind: ActionKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
+    /// What a person calls its target: its accessible name, else its label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl ActionInfo {
@@ -223,6 +226,10 @@ impl ActionInfo {
             of,
             kind: action.kind,
             selector: action.target.as_ref().map(|t| t.selector.clone()),
+            name: action
+                .target
+                .as_ref()
+                .and_then(|t| t.identity.name.clone().or_else(|| t.identity.label.clone())),
         }
     }
 }

@@ -32,6 +32,7 @@ use crate::events::{Events, Reporter, RunEvent, Totals};
 use crate::failure::{FailureClass, relative};
 use crate::ledger::{self, PriceTable};
 use crate::pool::SessionPool;
+use crate::reporters::site_map::SiteMapRecorder;
 use crate::reporters::{LeakScan, LedgerReporter, ReportWriter, Shared};
 use crate::runner::{self, Context, ScenarioResult, millis};
 use crate::scenario::{Scenario, ScenarioError};
@@ -207,11 +208,14 @@ impl Suite {
         }
         let leaks = Arc::new(Mutex::new(LeakScan::new()));
         events.add(Box::new(Shared(Arc::clone(&leaks))));
+        let map = Arc::new(Mutex::new(SiteMapRecorder::default()));
+        events.add(Box::new(Shared(Arc::clone(&map))));
         let running = Running {
             pool: SessionPool::new(browser, workers),
             events,
             reports,
             leaks,
+            map,
             started: Instant::now(),
             summary: self.summary,
             results: Mutex::new(Vec::new()),
@@ -247,6 +251,8 @@ pub struct Running {
     events: Events,
     reports: Option<Arc<Mutex<ReportWriter>>>,
     leaks: Arc<Mutex<LeakScan>>,
+    /// What the run saw, for the site map.
+    map: Arc<Mutex<SiteMapRecorder>>,
     started: Instant,
     summary: bool,
     results: Mutex<Vec<(Arc<Scenario>, Arc<ScenarioResult>)>>,
@@ -330,6 +336,17 @@ impl Running {
         }
         if self.summary {
             self.summarize(&results).await;
+        }
+        // Before the leak scan, which reads the map too.
+        let mapped = self
+            .map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .flush(&self.settings.root);
+        if let Err(err) = mapped {
+            self.events.emit(RunEvent::Warning {
+                message: format!("the site map was not updated: {err}"),
+            });
         }
         let leaks = self
             .leaks

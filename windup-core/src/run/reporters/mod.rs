@@ -12,6 +12,7 @@ use crate::runner::{Outcome, millis};
 use crate::secrets::{self, Leak};
 
 pub mod audit_view;
+pub mod site_map;
 mod terminal;
 
 pub use audit_view::AuditView;

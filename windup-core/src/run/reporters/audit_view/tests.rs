@@ -94,6 +94,7 @@ fn script() -> Vec<RunEvent> {
                 of: 0,
                 kind: ActionKind::Click,
                 selector: Some("#apply".to_owned()),
+                name: Some("Apply".to_owned()),
             },
             screenshot: None,
         },

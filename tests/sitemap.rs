@@ -1,0 +1,137 @@
+//! Every run is also collection: after the shop's scenarios run, the project's site map holds
+//! every page they visited, seen by execution, products one `:slug` page, and the ways between
+//! the pages; a second run renews the same pages rather than adding others.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use common::Project;
+use windup::engine::mapfile::MapFile;
+use windup::engine::sitemap::Source;
+use windup::{RunEvent, Selection, Suite};
+
+const SCENARIOS: [&str; 10] = [
+    "browse-catalogue",
+    "cart-quantities",
+    "checkout-as-demo-user",
+    "coupon",
+    "deal-of-the-day",
+    "login",
+    "order-history",
+    "out-of-stock",
+    "remove-from-cart",
+    "search",
+];
+
+/// Runs the scenarios against the shop; every path a scenario visited.
+async fn run(project: &Project, url: &str) -> BTreeSet<String> {
+    let mut settings = project.settings(false);
+    settings.workers = 2;
+    let selection = Selection::load(&settings, None, false).unwrap();
+    let seen = Arc::new(Mutex::new(BTreeSet::new()));
+    let paths = Arc::clone(&seen);
+    let finished = Suite::new(settings, url.parse().unwrap())
+        .reporter(move |event: &RunEvent| {
+            if let RunEvent::PageVisited { page, .. } = event {
+                paths.lock().unwrap().insert(page.path.clone());
+            }
+        })
+        .run(selection)
+        .await
+        .unwrap();
+    assert_eq!(finished.totals.failed, 0, "{:?}", finished.totals);
+    let seen = seen.lock().unwrap().clone();
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_the_shops_scenarios_run_the_map_holds_every_page_they_visited() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let project = Project::with(&SCENARIOS);
+    let visited = run(&project, shop.url()).await;
+    assert!(visited.len() >= 6, "{visited:?}");
+    let map = MapFile::of(project.root()).read().unwrap();
+    for path in &visited {
+        let pattern = map.pattern_of(path);
+        let page = map
+            .page(&pattern)
+            .unwrap_or_else(|| panic!("{path} ({pattern}) is not in the map: {:#?}", map.pages));
+        assert_eq!(page.source(), Source::Execution, "{pattern}");
+        assert!(page.signature.is_some(), "{pattern}");
+    }
+    let products: Vec<&String> = visited
+        .iter()
+        .filter(|p| p.starts_with("/products/"))
+        .collect();
+    if products.len() >= 2 {
+        assert_eq!(
+            map.pattern_of(products[0]),
+            "/products/:slug",
+            "{products:?}"
+        );
+    }
+    assert!(
+        map.transitions
+            .iter()
+            .any(|t| t.action.starts_with("click ") && t.source() == Source::Execution),
+        "{:#?}",
+        map.transitions
+    );
+    // Again: the same pages renewed, none added.
+    let patterns = |map: &windup::engine::sitemap::SiteMap| {
+        map.pages
+            .iter()
+            .map(|p| p.pattern.clone())
+            .collect::<BTreeSet<_>>()
+    };
+    let before = patterns(&map);
+    run(&project, shop.url()).await;
+    let again = MapFile::of(project.root()).read().unwrap();
+    assert_eq!(patterns(&again), before);
+    drawn(&project, again.pages.len()).await;
+}
+
+/// `cargo windup map`: DOT that graphviz accepts, and a page Chromium shows with every page
+/// drawn and nothing fetched.
+async fn drawn(project: &Project, pages: usize) {
+    let output = common::run_in(project.root(), &["map"], &[]);
+    let out = common::text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(out.starts_with(&format!("{pages} pages, ")), "{out}");
+    let dot = project.root().join(".windup/sitemap.dot");
+    let graphviz = std::process::Command::new("dot")
+        .args(["-Tsvg", "-o", "/dev/null"])
+        .arg(&dot)
+        .output()
+        .expect("graphviz's dot (apt-get install graphviz)");
+    assert!(
+        graphviz.status.success(),
+        "{}",
+        String::from_utf8_lossy(&graphviz.stderr)
+    );
+    let page = project.root().join(".windup/sitemap.html");
+    let browser = windup::engine::Browser::launch(common::browser_config())
+        .await
+        .unwrap();
+    let session = browser.new_session().await.unwrap();
+    session
+        .goto(&format!("file://{}", page.display()))
+        .await
+        .unwrap();
+    let seen = session
+        .execute_script(
+            "return [document.querySelectorAll('svg g.page').length, \
+             performance.getEntriesByType('resource').length, \
+             document.querySelector('svg').getBoundingClientRect().width > 0];",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        seen,
+        serde_json::json!([pages, 0, true]),
+        "drawn, nothing fetched"
+    );
+    session.close().await.unwrap();
+}
