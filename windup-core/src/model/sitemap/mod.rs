@@ -437,7 +437,7 @@ fn touch(claims: &mut Vec<Claim>, source: Source, at: &str, file: Option<&str>) 
             file: file.map(str::to_owned),
         }),
     }
-    claims.sort_by(|a, b| b.source.cmp(&a.source));
+    claims.sort_by_key(|c| std::cmp::Reverse(c.source));
 }
 
 /// The path alone: no query, no fragment, no trailing slash but the root's.
