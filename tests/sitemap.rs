@@ -42,8 +42,7 @@ async fn run(project: &Project, url: &str) -> BTreeSet<String> {
         .await
         .unwrap();
     assert_eq!(finished.totals.failed, 0, "{:?}", finished.totals);
-    let seen = seen.lock().unwrap().clone();
-    seen
+    seen.lock().unwrap().clone()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
