@@ -152,6 +152,14 @@ async fn the_correct_todo_app_has_no_findings() {
         finished.outcome.findings
     );
     assert!(finished.outcome.actions > 50, "it did audit");
+    // What it explored is in the project's site map, seen by execution, with its controls.
+    let map = windup::engine::mapfile::MapFile::of(project.root())
+        .read()
+        .unwrap();
+    let home = map.page("/").expect("the start page is in the site map");
+    assert_eq!(home.source(), windup::engine::sitemap::Source::Execution);
+    assert!(!home.elements.is_empty(), "{home:#?}");
+    assert!(home.title.is_some(), "{home:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -257,6 +257,7 @@ impl AuditRun {
         if let Some(model) = &model {
             teller.ledger(&self.settings, model, &outcome, started_at);
         }
+        teller.map(&self.settings, &outcome);
         teller.finish(&outcome)?;
         Ok(AuditFinished {
             run_id,
@@ -396,6 +397,27 @@ impl Teller {
         };
         if let Err(err) = crate::ledger::Ledger::new(&settings.root).append(&record) {
             self.failed(format!("the ledger was not written: {err}"));
+        }
+    }
+
+    /// Adds what exploration saw to the project's site map, every name redacted.
+    fn map(&self, settings: &Settings, outcome: &AuditOutcome) {
+        let redactor = Redactor::new(crate::secrets::all(settings));
+        let (mut visits, mut moves) = outcome.seen.clone();
+        for visit in &mut visits {
+            visit.title = visit.title.as_deref().map(|t| redactor.redact(t));
+            for element in &mut visit.elements {
+                element.name = redactor.redact(&element.name);
+            }
+        }
+        for step in &mut moves {
+            step.action = redactor.redact(&step.action);
+        }
+        let at = crate::ledger::started_at(OffsetDateTime::now_utc());
+        let updated = crate::mapfile::MapFile::of(&settings.root)
+            .update(|map| map.observe(&visits, &moves, &at));
+        if let Err(err) = updated {
+            self.failed(format!("the site map was not updated: {err}"));
         }
     }
 

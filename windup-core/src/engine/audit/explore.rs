@@ -38,6 +38,53 @@ pub(super) struct Explored {
 /// How many of the first pages explored are shown to the model as screenshots, at most.
 const SCREENSHOTS: usize = 3;
 
+impl Explored {
+    /// What exploration saw, for the site map: each page with its title and controls, and
+    /// each way from one page to another (the last action of the way, in words).
+    pub(super) fn seen(&self) -> (Vec<crate::sitemap::Visit>, Vec<crate::sitemap::Move>) {
+        let path_of = |location: &str| location.split(['?', '#']).next().unwrap_or("/").to_owned();
+        let visits = self
+            .pages
+            .iter()
+            .map(|page| crate::sitemap::Visit {
+                path: path_of(&page.location),
+                signature: None,
+                title: Some(page.digest.title.clone()).filter(|t| !t.is_empty()),
+                elements: page
+                    .digest
+                    .controls
+                    .iter()
+                    .map(|control| crate::sitemap::MapElement {
+                        role: control.role.clone().unwrap_or_else(|| control.tag.clone()),
+                        name: control.called().to_owned(),
+                        test_id: None,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut moves = Vec::new();
+        for (actions, to) in &self.transitions {
+            let Some(last) = actions.last() else { continue };
+            // The page the way passed last before its final action.
+            let from = self
+                .pages
+                .iter()
+                .filter(|p| p.path.len() < actions.len() && actions.starts_with(&p.path))
+                .max_by_key(|p| p.path.len());
+            if let Some(from) = from
+                && path_of(&from.location) != path_of(to)
+            {
+                moves.push(crate::sitemap::Move {
+                    from: path_of(&from.location),
+                    action: super::emit::in_words(last),
+                    to: path_of(to),
+                });
+            }
+        }
+        (visits, moves)
+    }
+}
+
 /// How many links under one parent path are followed (`/products/a`, `/products/b`, …): the
 /// rest are taken to be the same page with other data.
 const SIBLINGS: usize = 2;

@@ -302,6 +302,9 @@ pub struct AuditOutcome {
     pub stop_reason: Option<String>,
     #[serde(serialize_with = "as_millis")]
     pub runtime: Duration,
+    /// What exploration saw, for the site map.
+    #[serde(skip)]
+    pub seen: (Vec<crate::sitemap::Visit>, Vec<crate::sitemap::Move>),
 }
 
 /// Whether someone asked the audit to stop.
@@ -404,6 +407,7 @@ impl Audit<'_> {
             stopped_by: state.stopped_by().to_owned(),
             stop_reason: state.reason.clone(),
             runtime: started.elapsed(),
+            seen: explored.seen(),
         }
     }
 

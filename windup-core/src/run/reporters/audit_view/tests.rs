@@ -174,6 +174,7 @@ fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
             stopped_by: "steps".to_owned(),
             stop_reason: None,
             runtime: Duration::from_millis(20_140),
+            seen: Default::default(),
         },
         tests: Vec::new(),
         store: PathBuf::from(".windup/audits.sqlite"),
