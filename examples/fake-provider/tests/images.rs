@@ -5,7 +5,7 @@ mod common;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use common::{PNG, assert_rejected, image_body, png_base64, send_body};
+use common::{PNG, assert_rejected, image_body, png_base64, provider_with, send_body};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use windup_fake_provider::{FakeProvider, IMAGE_TOKENS, Reply, Wire};
@@ -31,14 +31,6 @@ fn input_tokens(wire: Wire, answer: &Value) -> &Value {
         Wire::Gemini => &answer["usageMetadata"]["promptTokenCount"],
         Wire::Anthropic => &answer["usage"]["input_tokens"],
     }
-}
-
-async fn provider_with(reply: Reply) -> FakeProvider {
-    let provider = FakeProvider::start()
-        .await
-        .expect("the fake provider starts");
-    provider.push(reply);
-    provider
 }
 
 #[tokio::test]

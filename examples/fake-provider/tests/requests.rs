@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_rejected, send, send_body, send_raw};
+use common::{assert_rejected, provider_with, send, send_body, send_raw};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use windup_fake_provider::{FakeProvider, Reply, Wire};
@@ -14,14 +14,6 @@ fn plan() -> Value {
 
 fn tokens(len: usize) -> u64 {
     (len as u64 / 4).max(1)
-}
-
-async fn provider_with(reply: Reply) -> FakeProvider {
-    let provider = FakeProvider::start()
-        .await
-        .expect("the fake provider starts");
-    provider.push(reply);
-    provider
 }
 
 #[tokio::test]

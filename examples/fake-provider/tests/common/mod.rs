@@ -6,7 +6,7 @@ use base64::Engine;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use windup_fake_provider::{FakeProvider, Wire};
+use windup_fake_provider::{FakeProvider, Reply, Wire};
 
 pub const OPENAI_KEY: &str = "sk-openai-secret";
 pub const GEMINI_KEY: &str = "gemini-secret";
@@ -229,4 +229,13 @@ pub async fn assert_rejected(wire: Wire, answer: Answer, provider: &FakeProvider
         1,
         "a malformed request consumes no reply"
     );
+}
+
+/// A fake provider with one reply scripted.
+pub async fn provider_with(reply: Reply) -> FakeProvider {
+    let provider = FakeProvider::start()
+        .await
+        .expect("the fake provider starts");
+    provider.push(reply);
+    provider
 }
