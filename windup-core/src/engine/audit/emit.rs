@@ -80,23 +80,6 @@ fn impact(invariant: &Invariant) -> String {
     .to_owned()
 }
 
-/// An action as the site map names a way between pages: what was done to what a person sees,
-/// never a value.
-pub(super) fn in_words(action: &Action) -> String {
-    let name = action.target.as_ref().map(|t| {
-        t.identity
-            .name
-            .clone()
-            .or_else(|| t.identity.label.clone())
-            .unwrap_or_else(|| t.selector.clone())
-    });
-    match (action.kind, name) {
-        (ActionKind::Goto, _) => "go to".to_owned(),
-        (kind, Some(name)) => format!("{} {name:?}", kind.as_str().replace('_', " ")),
-        (kind, None) => kind.as_str().replace('_', " "),
-    }
-}
-
 /// An action in words, for a finding's steps and the audit's feed.
 pub fn describe(action: &Action) -> String {
     let name = action

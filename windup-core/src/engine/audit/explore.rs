@@ -76,7 +76,16 @@ impl Explored {
             {
                 moves.push(crate::sitemap::Move {
                     from: path_of(&from.location),
-                    action: super::emit::in_words(last),
+                    action: crate::sitemap::action_words(
+                        last.kind,
+                        last.target.as_ref().map(|t| {
+                            t.identity
+                                .name
+                                .as_deref()
+                                .or(t.identity.label.as_deref())
+                                .unwrap_or(&t.selector)
+                        }),
+                    ),
                     to: path_of(to),
                 });
             }

@@ -201,6 +201,22 @@ pub struct Move {
     pub to: String,
 }
 
+/// An action as a transition names it: what was done to what a person sees (its name, else
+/// its selector), never a value typed; `go to`, `reload` and `go back` name no target.
+pub fn action_words(kind: crate::plan::ActionKind, target: Option<&str>) -> String {
+    use crate::plan::ActionKind;
+    let verb = match kind {
+        ActionKind::Goto => return "go to".to_owned(),
+        ActionKind::Reload => return "reload".to_owned(),
+        ActionKind::Back => return "go back".to_owned(),
+        kind => kind.as_str().replace('_', " "),
+    };
+    match target {
+        Some(name) => format!("{verb} {name:?}"),
+        None => verb,
+    }
+}
+
 /// A route a scan found in the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {

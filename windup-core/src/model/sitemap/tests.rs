@@ -175,3 +175,19 @@ fn the_file_round_trips_in_a_stable_order_and_refuses_another_version() {
         "{err}"
     );
 }
+
+#[test]
+fn an_action_is_named_by_what_a_person_sees_never_a_value() {
+    use crate::plan::ActionKind;
+    assert_eq!(
+        action_words(ActionKind::Click, Some("Add to cart")),
+        "click \"Add to cart\""
+    );
+    assert_eq!(
+        action_words(ActionKind::Fill, Some("Email")),
+        "fill \"Email\""
+    );
+    assert_eq!(action_words(ActionKind::Goto, Some("/cart")), "go to");
+    assert_eq!(action_words(ActionKind::Back, None), "go back");
+    assert_eq!(action_words(ActionKind::Press, None), "press");
+}

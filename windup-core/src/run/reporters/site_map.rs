@@ -9,8 +9,7 @@ use time::OffsetDateTime;
 
 use crate::events::{ActionInfo, Reporter, RunEvent};
 use crate::mapfile::{MapFile, MapFileError};
-use crate::plan::ActionKind;
-use crate::sitemap::{Move, Visit};
+use crate::sitemap::{Move, Visit, action_words};
 
 /// What a run's scenarios saw, until it is merged into the map.
 #[derive(Debug, Default)]
@@ -27,18 +26,11 @@ struct Walk {
     action: Option<String>,
 }
 
-/// An action as a transition names it: what was done to what a person sees, never a value.
 fn words(action: &ActionInfo) -> String {
-    let verb = match action.kind {
-        ActionKind::Goto => return "go to".to_owned(),
-        ActionKind::Reload => return "reload".to_owned(),
-        ActionKind::Back => return "go back".to_owned(),
-        kind => kind.as_str().replace('_', " "),
-    };
-    match action.name.as_deref().or(action.selector.as_deref()) {
-        Some(name) => format!("{verb} {name:?}"),
-        None => verb,
-    }
+    action_words(
+        action.kind,
+        action.name.as_deref().or(action.selector.as_deref()),
+    )
 }
 
 impl Reporter for SiteMapRecorder {
