@@ -482,8 +482,9 @@ async fn subscribe(
     app.admit_change(&headers)?;
     let run = run_id(&id)?;
     // The run must exist; a finished one streams what it stored, then closes.
-    app.read(move |store| store.events_since(&run, u64::MAX - 1, 1))
-        .await?;
+    if app.read(move |store| store.status(&run)).await?.is_none() {
+        return Err(ApiError::not_found(format!("no audit {id}")));
+    }
     let seat = match app.runs.live(&run) {
         Some(live) => Some(
             stream::Seat::take(live, app.options.max_subscribers).ok_or_else(|| {

@@ -74,17 +74,8 @@ impl Runs {
             subscribers: AtomicUsize::new(0),
         });
         self.live_map().insert(run, Arc::clone(&live));
-        let waiting = self
-            .store
-            .runs(1_000)?
-            .iter()
-            .filter(|r| r.status == RunStatus::Queued)
-            .count();
-        let text = if waiting > 1 || self.slots.available_permits() == 0 {
-            format!(
-                "Queued: {} audit(s) before it.",
-                waiting.saturating_sub(1).max(1)
-            )
+        let text = if self.slots.available_permits() == 0 {
+            "Queued: it starts when a running audit ends.".to_owned()
         } else {
             "Queued: starting now.".to_owned()
         };
