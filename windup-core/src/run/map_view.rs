@@ -293,6 +293,7 @@ mod tests {
             &[Route {
                 pattern: "/admin/<x>".to_owned(),
                 file: "src/main.rs".to_owned(),
+                lines: None,
                 elements: Vec::new(),
             }],
             None,

@@ -59,6 +59,10 @@ pub struct Claim {
     /// Where a static claim comes from (`app/products/[slug]/page.tsx`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// The lines of `file` that render the page (first and last, from 1), when the scan knows
+    /// them: an axum handler's function. None: the whole file is the page's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u32; 2]>,
 }
 
 /// An interactive element a page shows: how a person names it.
@@ -221,7 +225,10 @@ pub fn action_words(kind: crate::plan::ActionKind, target: Option<&str>) -> Stri
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     pub pattern: String,
+    /// The source file that renders the page, relative to the project's root.
     pub file: String,
+    /// The lines of `file` that render it (first and last, from 1); None: the whole file.
+    pub lines: Option<[u32; 2]>,
     pub elements: Vec<MapElement>,
 }
 
@@ -319,7 +326,7 @@ impl SiteMap {
                 }
             };
             let page = &mut self.pages[index];
-            touch(&mut page.claims, Source::Static, at, Some(&route.file));
+            touch(&mut page.claims, Source::Static, at, Some((&route.file, route.lines)));
             let executed = page.elements_from == Some(Source::Execution);
             if !executed && !route.elements.is_empty() {
                 page.elements = sorted(route.elements.clone());
@@ -435,23 +442,33 @@ fn sorted(mut elements: Vec<MapElement>) -> Vec<MapElement> {
     elements
 }
 
-/// Makes or renews `source`'s claim, live again.
-fn touch(claims: &mut Vec<Claim>, source: Source, at: &str, file: Option<&str>) {
-    match claims.iter_mut().find(|c| c.source == source) {
-        Some(claim) => {
-            claim.last_seen = at.to_owned();
-            claim.stale = false;
-            if file.is_some() {
-                claim.file = file.map(str::to_owned);
-            }
+/// Makes or renews `source`'s claim, live again; `file` is where a static claim comes from.
+fn touch(
+    claims: &mut Vec<Claim>,
+    source: Source,
+    at: &str,
+    file: Option<(&str, Option<[u32; 2]>)>,
+) {
+    let index = match claims.iter().position(|c| c.source == source) {
+        Some(index) => index,
+        None => {
+            claims.push(Claim {
+                source,
+                first_seen: at.to_owned(),
+                last_seen: at.to_owned(),
+                stale: false,
+                file: None,
+                lines: None,
+            });
+            claims.len() - 1
         }
-        None => claims.push(Claim {
-            source,
-            first_seen: at.to_owned(),
-            last_seen: at.to_owned(),
-            stale: false,
-            file: file.map(str::to_owned),
-        }),
+    };
+    let claim = &mut claims[index];
+    claim.last_seen = at.to_owned();
+    claim.stale = false;
+    if let Some((file, lines)) = file {
+        claim.file = Some(file.to_owned());
+        claim.lines = lines;
     }
     claims.sort_by_key(|c| std::cmp::Reverse(c.source));
 }

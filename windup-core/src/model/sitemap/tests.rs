@@ -23,6 +23,7 @@ fn route(pattern: &str, file: &str) -> Route {
     Route {
         pattern: pattern.to_owned(),
         file: file.to_owned(),
+        lines: None,
         elements: Vec::new(),
     }
 }
