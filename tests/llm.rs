@@ -379,6 +379,56 @@ async fn the_prompt_for_a_fixed_page_fences_it_as_untrusted_data() {
     stage.close().await;
 }
 
+/// What earlier runs put in the site map reaches the planner: the pages near the start page,
+/// the task's own first, with their elements and the ways between them.
+#[tokio::test]
+async fn the_planner_is_shown_the_site_maps_slice_for_its_task() {
+    use windup::engine::mapfile::MapFile;
+    use windup::engine::sitemap::{MapElement, Move, Visit};
+    let stage = Stage::start().await;
+    let project = Project::with(&[]);
+    project.write("mugs-in-cart", MUGS);
+    let cart = Visit {
+        path: "/cart".to_owned(),
+        title: Some("Your cart".to_owned()),
+        elements: vec![MapElement {
+            role: "button".to_owned(),
+            name: "Proceed to checkout".to_owned(),
+            test_id: None,
+        }],
+        ..Visit::default()
+    };
+    let product = Visit {
+        path: "/products/rust-mug".to_owned(),
+        ..Visit::default()
+    };
+    let step = Move {
+        from: "/products/rust-mug".to_owned(),
+        action: "click \"Add to cart\"".to_owned(),
+        to: "/cart".to_owned(),
+    };
+    MapFile::of(project.root())
+        .update(|map| map.observe(&[product, cart], &[step], "2026-12-02T10:00:00Z"))
+        .unwrap();
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::Json(mugs_answer()));
+    let settings = settings(&project, Wire::OpenAi, &fake, "");
+    let result = stage.run(&settings, &project, "mugs-in-cart").await;
+    assert_eq!(passed(&result), CacheOutcome::Miss);
+    let prompt = prompt_text(&fake.requests()[0]);
+    let known = prompt
+        .find("Known pages of the site:")
+        .expect("the slice is in the prompt");
+    let cart_line = "- /cart (seen) \"Your cart\"; shows button \"Proceed to checkout\"";
+    let at = prompt.find(cart_line).unwrap_or_else(|| panic!("{prompt}"));
+    assert!(known < at, "{prompt}");
+    assert!(
+        prompt.contains("- /products/rust-mug (seen); click \"Add to cart\" → /cart"),
+        "{prompt}"
+    );
+    stage.close().await;
+}
+
 /// The whole path through the CLI, as a user runs it: the page's injection attempt is followed
 /// by the (scripted) model, and refused by the executor; a failure on a page that shows the
 /// user's email goes back to the model with the email redacted; no secret reaches any request.

@@ -588,6 +588,7 @@ impl Run<'_> {
             redactor: Redactor::new(tools.accounts.named()),
             fragments: tools.executor.fragments().catalogue(),
             prompts_dir: Some(settings.root.join(".windup").join("prompts")),
+            site_map: site_map_slice(settings, scenario),
         };
         let planned = planner.plan(scenario, &tools.executor).await;
         let today = OffsetDateTime::now_utc().date();
@@ -690,6 +691,16 @@ struct Broken {
 }
 
 /// A passing run that left no plan of its own for review but a fragment's says where that is.
+/// What the site map knows around the scenario's start page, for its task; a map that cannot
+/// be read is left out, since the planner can do without it.
+fn site_map_slice(settings: &Settings, scenario: &Scenario) -> Option<String> {
+    let map = crate::mapfile::MapFile::of(&settings.root).read().ok()?;
+    let start = Url::parse(&scenario.start_url)
+        .map(|url| url.path().to_owned())
+        .unwrap_or_else(|_| scenario.start_url.clone());
+    map.slice(&scenario.task, &start, crate::sitemap::SLICE_CHARS)
+}
+
 fn with_fragment_pending(outcome: Outcome, fragments: &ProjectFragments) -> Outcome {
     match outcome {
         Outcome::Passed {

@@ -234,6 +234,8 @@ pub struct ModelPlanner<'a> {
     pub prompts_dir: Option<PathBuf>,
     /// The fragments a plan may `use`: id and task.
     pub fragments: Vec<(String, String)>,
+    /// The site map's slice for the scenario's task, when the map knows its pages.
+    pub site_map: Option<String>,
 }
 
 impl ModelPlanner<'_> {
@@ -257,7 +259,7 @@ impl ModelPlanner<'_> {
                 scenario,
                 account_keys: &self.account_keys,
                 fragments: &self.fragments,
-                site_map: None,
+                site_map: self.site_map.as_deref(),
                 page: &page,
             },
             &self.redactor,

@@ -14,6 +14,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+mod slice;
+pub use slice::{SLICE_CHARS, SLICE_DEPTH, terms};
+
 /// The version of the map's file this build reads and writes.
 pub const MAP_VERSION: &str = "0.1";
 
@@ -326,7 +329,12 @@ impl SiteMap {
                 }
             };
             let page = &mut self.pages[index];
-            touch(&mut page.claims, Source::Static, at, Some((&route.file, route.lines)));
+            touch(
+                &mut page.claims,
+                Source::Static,
+                at,
+                Some((&route.file, route.lines)),
+            );
             let executed = page.elements_from == Some(Source::Execution);
             if !executed && !route.elements.is_empty() {
                 page.elements = sorted(route.elements.clone());

@@ -192,3 +192,97 @@ fn an_action_is_named_by_what_a_person_sees_never_a_value() {
     assert_eq!(action_words(ActionKind::Back, None), "go back");
     assert_eq!(action_words(ActionKind::Press, None), "press");
 }
+
+/// A shop of six pages: home links to products and the cart, a product to the cart, the cart
+/// to checkout, checkout to the orders; an admin page the scan found and nothing links to.
+fn shop() -> SiteMap {
+    let mut map = SiteMap::default();
+    let step = |from: &str, action: &str, to: &str| Move {
+        from: from.to_owned(),
+        action: action.to_owned(),
+        to: to.to_owned(),
+    };
+    map.observe(
+        &[
+            visit("/", "home"),
+            Visit {
+                title: Some("Your orders".to_owned()),
+                elements: vec![element("link", "Order #1042")],
+                ..visit("/orders", "orders")
+            },
+            visit("/products/1", "product"),
+            visit("/cart", "cart"),
+            visit("/checkout", "checkout"),
+        ],
+        &[
+            step("/", "click \"Rust mug\"", "/products/1"),
+            step("/products/1", "click \"Add to cart\"", "/cart"),
+            step("/cart", "click \"Checkout\"", "/checkout"),
+            step("/checkout", "click \"Place order\"", "/orders"),
+        ],
+        T1,
+    );
+    map.scanned(&[route("/admin", "src/admin.rs")], None, T1);
+    map
+}
+
+#[test]
+fn a_slice_reaches_three_moves_and_puts_the_tasks_pages_first() {
+    let map = shop();
+    let from_home = map.slice("check my past orders", "/", SLICE_CHARS).unwrap();
+    let pages: Vec<&str> = from_home
+        .lines()
+        .map(|l| l.split(' ').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        pages,
+        ["/", "/products/:id", "/cart", "/checkout"],
+        "the nearest first; /orders is four moves away and /admin has no way in: {from_home}"
+    );
+    let from_cart = map
+        .slice("check my past orders", "/cart", SLICE_CHARS)
+        .unwrap();
+    let first = from_cart.lines().next().unwrap();
+    assert_eq!(
+        first, "- /orders (seen) \"Your orders\"; shows link \"Order #1042\"",
+        "{from_cart}"
+    );
+    assert!(from_home.contains("- /cart (seen); click \"Checkout\" → /checkout\n"));
+}
+
+#[test]
+fn a_slice_keeps_to_its_budget_and_leaves_stale_pages_out() {
+    let mut map = shop();
+    let whole = map.slice("buy a mug", "/", SLICE_CHARS).unwrap();
+    let short = map.slice("buy a mug", "/", 60).unwrap();
+    assert!(short.len() <= 60 && short.lines().count() < whole.lines().count());
+    // Only a scan knows these pages: each is one move from the start.
+    let mut scanned = SiteMap::default();
+    scanned.scanned(
+        &[
+            route("/", "app/page.tsx"),
+            route("/orders", "app/orders/page.tsx"),
+        ],
+        None,
+        T1,
+    );
+    let slice = scanned.slice("my orders", "/", SLICE_CHARS).unwrap();
+    assert!(slice.starts_with("- /orders (in the source)\n"), "{slice}");
+    scanned.scanned(&[route("/", "app/page.tsx")], None, T2);
+    let slice = scanned.slice("my orders", "/", SLICE_CHARS).unwrap();
+    assert!(!slice.contains("/orders"), "gone from the source: {slice}");
+    map.pages.clear();
+    assert_eq!(map.slice("anything", "/", SLICE_CHARS), None);
+}
+
+#[test]
+fn task_terms_leave_common_words_out_and_match_stems() {
+    assert_eq!(
+        terms("Log in and check my past Orders!"),
+        ["orders", "past"]
+    );
+    let map = shop();
+    let orders = map.page("/orders").unwrap();
+    assert_eq!(orders.score(&terms("my order history")), 1);
+    assert_eq!(orders.score(&terms("see the catalogue")), 0);
+}
