@@ -6,6 +6,7 @@
 
 mod audit;
 mod map;
+mod new;
 mod serve;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -49,6 +50,9 @@ enum Command {
         #[arg(long)]
         base_url: Option<String>,
     },
+    /// Write a scenario for review from an instruction, anchored in the site map and the
+    /// accounts (one model call, or a scaffold with no model).
+    New(new::NewArgs),
     /// Start the demo shop on a free port and run scenarios/ against it (or, with --audit,
     /// audit it).
     Demo {
@@ -259,6 +263,7 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
             suite,
             base_url,
         } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
+        Command::New(args) => new::new(args).await,
         Command::Demo {
             suite,
             yes,

@@ -43,8 +43,12 @@ pub mod store;
 pub mod config;
 
 // engine
+#[path = "engine/ask.rs"]
+pub mod ask;
 #[path = "engine/audit/mod.rs"]
 pub mod audit;
+#[path = "engine/authoring/mod.rs"]
+pub mod authoring;
 #[path = "engine/cache/mod.rs"]
 pub mod cache;
 #[path = "engine/executor.rs"]

@@ -65,6 +65,11 @@ impl EnvFile {
         self
     }
 
+    /// A variable as the file holds it, whatever the environment says.
+    pub fn in_file(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
     /// A variable from the environment, else from the file.
     pub fn var(&self, name: &str) -> Option<String> {
         std::env::var(name)

@@ -7,12 +7,12 @@
 //! configured secret is redacted from them first.
 
 use serde_json::{Value, json};
-use time::OffsetDateTime;
 
-use crate::config::{LlmLimits, Settings};
-use crate::ledger::{self, CacheOutcome, Ledger, LlmCall, PriceTable, RecordKind, RunRecord};
-use crate::llm::{self, LlmClient, Message, Prompt, Request, Role};
-use crate::planner::llm::{RunSpend, Spent, record};
+use crate::ask::Question;
+use crate::config::Settings;
+use crate::ledger::{LlmCall, PriceTable, RecordKind};
+use crate::llm::{self, Message, Prompt, Role};
+use crate::planner::llm::RunSpend;
 use crate::planner::prompt::{Redactor, fence};
 use crate::runner::{FailureClass, Outcome, ScenarioResult};
 use crate::scenario::Scenario;
@@ -51,14 +51,16 @@ pub async fn summarize(
     };
     let client = llm::client(llm).map_err(|err| err.to_string())?;
     let prices = PriceTable::for_project(&settings.root).map_err(|err| err.to_string())?;
-    let redactor = Redactor::new(secrets::all(settings));
     let ask = Ask {
-        client: client.as_ref(),
-        prices: &prices,
-        limits: &llm.limits,
-        settings,
-        spend,
-        redactor: &redactor,
+        ask: crate::ask::Ask {
+            client: client.as_ref(),
+            prices: &prices,
+            limits: &llm.limits,
+            root: &settings.root,
+            spend,
+            kind: RecordKind::Summary,
+        },
+        redactor: Redactor::new(secrets::all(settings)),
         made: std::sync::Mutex::new(Vec::new()),
     };
     let mut summaries = Summaries::default();
@@ -116,12 +118,8 @@ pub async fn summarize(
 }
 
 struct Ask<'a> {
-    client: &'a dyn LlmClient,
-    prices: &'a PriceTable,
-    limits: &'a LlmLimits,
-    settings: &'a Settings,
-    spend: &'a RunSpend,
-    redactor: &'a Redactor,
+    ask: crate::ask::Ask<'a>,
+    redactor: Redactor,
     /// The calls made so far.
     made: std::sync::Mutex<Vec<(String, LlmCall, Option<f64>)>>,
 }
@@ -139,60 +137,23 @@ impl Ask<'_> {
             "required": ["text"],
             "properties": { "text": { "type": "string" } }
         });
-        let request = Request {
-            prompt: &prompt,
-            schema_name: "windup_summary",
-            schema: &schema,
-            max_output_tokens: 1024,
-        };
-        self.spend
-            .check(
-                self.client,
-                self.prices,
-                self.limits,
-                &request,
-                &Spent::default(),
-            )
-            .map_err(|why| format!("no {purpose} for {subject}: the call was not made: {why}"))?;
-        let started_at = ledger::started_at(OffsetDateTime::now_utc());
-        let started = std::time::Instant::now();
-        let called = self.client.complete(&request).await;
-        let mut calls: Vec<LlmCall> = Vec::new();
-        let cost = record(self.client, self.prices, purpose, &called, None, &mut calls);
-        self.spend.charge(cost);
-        let today = OffsetDateTime::now_utc().date();
-        self.made
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend(calls.iter().map(|call| {
-                (
-                    subject.to_owned(),
-                    call.clone(),
-                    self.prices.cost(call, today),
-                )
-            }));
-        let entry = RunRecord {
-            run_id: ledger::new_run_id(),
-            scenario_id: subject.to_owned(),
-            started_at,
-            duration_ms: ledger::millis(started.elapsed()),
-            outcome: ledger::Outcome::Passed,
-            failure_class: None,
-            cache: CacheOutcome::Hit,
-            replan: None,
-            llm_calls: calls,
-            pages: Vec::new(),
-            kind: RecordKind::Summary,
-        };
-        if let Err(err) = Ledger::new(&self.settings.root).append(&entry) {
-            eprintln!("windup: the run ledger was not written: {err}");
-        }
-        let completion = called
-            .result
-            .map_err(|err| format!("no {purpose} for {subject}: {err}"))?;
-        let answer: Value = serde_json::from_str(completion.text.trim())
-            .map_err(|err| format!("no {purpose} for {subject}: the answer is not JSON: {err}"))?;
-        answer
+        let crate::ask::Asked { answer, calls } = self
+            .ask
+            .json(&Question {
+                purpose,
+                subject,
+                prompt: &prompt,
+                schema_name: "windup_summary",
+                schema: &schema,
+                max_output_tokens: 1024,
+            })
+            .await;
+        self.made.lock().unwrap_or_else(|p| p.into_inner()).extend(
+            calls
+                .into_iter()
+                .map(|(call, cost)| (subject.to_owned(), call, cost)),
+        );
+        answer?
             .get("text")
             .and_then(Value::as_str)
             .map(|text| self.redactor.redact(text.trim()))

@@ -113,6 +113,10 @@ pub enum RecordKind {
     Summary,
     /// The model calls of an audit (`cargo windup audit --model`): costs, not a scenario run.
     Audit,
+    /// The model call of `cargo windup new`: a scenario drafted, not run.
+    New,
+    /// The model assist of `cargo windup scan`: a source file's routes read.
+    Scan,
 }
 
 impl RecordKind {

@@ -23,7 +23,11 @@ pub struct SiteMapRecorder {
 #[derive(Debug, Default)]
 struct Walk {
     at: Option<String>,
-    action: Option<String>,
+    /// The action under way: the executor tells of the page an action led to before it
+    /// tells that the action finished.
+    current: Option<(crate::plan::ActionKind, String)>,
+    /// The last action that finished, for a page seen only while the next one waits.
+    done: Option<String>,
 }
 
 fn words(action: &ActionInfo) -> String {
@@ -39,13 +43,16 @@ impl Reporter for SiteMapRecorder {
             RunEvent::ScenarioStarted { scenario } => {
                 self.walks.insert(scenario.id.clone(), Walk::default());
             }
+            RunEvent::ActionStarted { scenario, action } => {
+                let walk = self.walks.entry(scenario.clone()).or_default();
+                walk.current = Some((action.kind, words(action)));
+            }
             RunEvent::ActionFinished {
-                scenario,
-                action,
-                passed: true,
-                ..
+                scenario, passed, ..
             } => {
-                self.walks.entry(scenario.clone()).or_default().action = Some(words(action));
+                let walk = self.walks.entry(scenario.clone()).or_default();
+                let finished = walk.current.take().map(|(_, words)| words);
+                walk.done = finished.filter(|_| *passed);
             }
             RunEvent::PageVisited { scenario, page } => {
                 self.visits.push(Visit {
@@ -54,7 +61,14 @@ impl Reporter for SiteMapRecorder {
                     ..Visit::default()
                 });
                 let walk = self.walks.entry(scenario.clone()).or_default();
-                if let (Some(from), Some(action)) = (walk.at.take(), walk.action.take())
+                // A wait moves nowhere: a page it sees is the last action's doing.
+                let action = match &walk.current {
+                    Some((kind, words)) if *kind != crate::plan::ActionKind::WaitFor => {
+                        Some(words.clone())
+                    }
+                    _ => walk.done.take(),
+                };
+                if let (Some(from), Some(action)) = (walk.at.take(), action)
                     && from != page.path
                 {
                     self.moves.push(Move {
@@ -81,5 +95,94 @@ impl SiteMapRecorder {
         let moves = std::mem::take(&mut self.moves);
         MapFile::of(root).update(|map| map.observe(&visits, &moves, &at))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::ActionKind;
+    use crate::signature::PageVisit;
+
+    fn action(kind: ActionKind, name: &str) -> ActionInfo {
+        ActionInfo {
+            id: "a".to_owned(),
+            position: 1,
+            of: 1,
+            kind,
+            selector: None,
+            name: Some(name.to_owned()),
+        }
+    }
+
+    /// The events of one action, in the executor's order: started, the page it led to, finished.
+    fn act(recorder: &mut SiteMapRecorder, kind: ActionKind, name: &str, page: Option<&str>) {
+        let scenario = "s".to_owned();
+        recorder.report(&RunEvent::ActionStarted {
+            scenario: scenario.clone(),
+            action: action(kind, name),
+        });
+        if let Some(path) = page {
+            visit(recorder, path);
+        }
+        recorder.report(&RunEvent::ActionFinished {
+            scenario,
+            action: action(kind, name),
+            passed: true,
+            duration_ms: 1,
+            screenshot: None,
+        });
+    }
+
+    fn visit(recorder: &mut SiteMapRecorder, path: &str) {
+        recorder.report(&RunEvent::PageVisited {
+            scenario: "s".to_owned(),
+            page: PageVisit {
+                path: path.to_owned(),
+                sig: format!("sig{path}"),
+            },
+        });
+    }
+
+    #[test]
+    fn a_move_is_the_action_that_led_to_the_page() {
+        let mut recorder = SiteMapRecorder::default();
+        visit(&mut recorder, "/");
+        act(
+            &mut recorder,
+            ActionKind::Click,
+            "Products",
+            Some("/products"),
+        );
+        act(
+            &mut recorder,
+            ActionKind::WaitFor,
+            "Crab sticker pack",
+            None,
+        );
+        act(&mut recorder, ActionKind::Click, "Ferris plush", None);
+        // A page still loading when the click ended is seen by the wait after it.
+        act(
+            &mut recorder,
+            ActionKind::WaitFor,
+            "body",
+            Some("/products/ferris-plush"),
+        );
+        let moves: Vec<(&str, &str, &str)> = recorder
+            .moves
+            .iter()
+            .map(|m| (m.from.as_str(), m.action.as_str(), m.to.as_str()))
+            .collect();
+        assert_eq!(
+            moves,
+            [
+                ("/", "click \"Products\"", "/products"),
+                (
+                    "/products",
+                    "click \"Ferris plush\"",
+                    "/products/ferris-plush"
+                ),
+            ]
+        );
     }
 }
