@@ -5,6 +5,7 @@
 //! planning, 5 budget exceeded, 6 secret leaked. [`CliError`] owns them.
 
 mod audit;
+mod impact;
 mod map;
 mod new;
 mod serve;
@@ -49,6 +50,10 @@ enum Command {
         /// The site to test, instead of base_url from windup.toml.
         #[arg(long)]
         base_url: Option<String>,
+        /// Only the scenarios that cross pages whose source changed since this git revision
+        /// (see `cargo windup impact`).
+        #[arg(long, value_name = "REV")]
+        affected: Option<String>,
     },
     /// Write a scenario for review from an instruction, anchored in the site map and the
     /// accounts (one model call, or a scaffold with no model).
@@ -98,6 +103,9 @@ enum Command {
         #[arg(long, default_value = "scenario", value_parser = group_by)]
         by: ledger::GroupBy,
     },
+    /// The scenarios that cross pages whose source changed: since a git revision (default:
+    /// the uncommitted changes), or in the files given.
+    Impact(impact::ImpactArgs),
     /// Look into or clear the plan cache (.windup/cache).
     Cache {
         #[command(subcommand)]
@@ -262,7 +270,17 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
             filter,
             suite,
             base_url,
-        } => run(filter.as_deref(), &suite, base_url.as_deref()).await,
+            affected,
+        } => {
+            run(
+                filter.as_deref(),
+                &suite,
+                base_url.as_deref(),
+                affected.as_deref(),
+            )
+            .await
+        }
+        Command::Impact(args) => impact::impact(&args),
         Command::New(args) => new::new(args).await,
         Command::Demo {
             suite,
@@ -328,10 +346,25 @@ async fn run(
     filter: Option<&str>,
     suite: &SuiteArgs,
     base_url: Option<&str>,
+    affected: Option<&str>,
 ) -> Result<(), CliError> {
     let settings = project_settings_with(suite, base_url)?;
     let base_url = base_url_of(&settings)?;
-    let selection = Selection::load(&settings, filter, suite.include_ignored)?;
+    let mut selection = Selection::load(&settings, filter, suite.include_ignored)?;
+    if let Some(rev) = affected {
+        let changes = impact::since(&settings.root, rev)?;
+        let found = impact::affected(&settings, &changes);
+        selection
+            .scenarios
+            .retain(|s| found.scenarios.contains_key(&s.id));
+        println!(
+            "{} scenario(s) cross pages changed since {rev}",
+            selection.scenarios.len()
+        );
+        if selection.is_empty() {
+            return Ok(());
+        }
+    }
     run_scenarios(settings, base_url, selection, suite.summary).await
 }
 

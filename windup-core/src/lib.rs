@@ -55,6 +55,8 @@ pub mod cache;
 pub mod executor;
 #[path = "engine/fragments.rs"]
 pub mod fragments;
+#[path = "engine/impact.rs"]
+pub mod impact;
 #[path = "engine/ledger/mod.rs"]
 pub mod ledger;
 #[path = "engine/lockfile.rs"]
@@ -63,6 +65,8 @@ pub mod lockfile;
 pub mod mapfile;
 #[path = "engine/planner/mod.rs"]
 pub mod planner;
+#[path = "engine/scan/mod.rs"]
+pub mod scan;
 #[path = "engine/secrets.rs"]
 pub mod secrets;
 #[path = "engine/signature.rs"]

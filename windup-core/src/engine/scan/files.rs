@@ -1,0 +1,126 @@
+//! The source files a scan reads, and their parse trees.
+
+use std::path::{Path, PathBuf};
+
+/// Directories never scanned: dependencies, build output, tools' state, hidden ones.
+const SKIPPED: &[&str] = &["node_modules", "target", "dist", "build", "out", "coverage"];
+
+/// The largest file a scan parses: a bigger one is generated, not written.
+const MAX_BYTES: u64 = 1 << 20;
+
+pub(crate) fn is_skipped(name: &str) -> bool {
+    SKIPPED.contains(&name)
+}
+
+/// Every file under `dir` whose extension is one of `extensions`, sorted.
+pub(crate) fn under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    walk(dir, extensions, &mut found);
+    found.sort();
+    found
+}
+
+fn walk(dir: &Path, extensions: &[&str], found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if !name.starts_with('.') && !SKIPPED.contains(&name.as_str()) {
+                walk(&path, extensions, found);
+            }
+        } else if kind.is_file()
+            && extensions.iter().any(|e| name.ends_with(&format!(".{e}")))
+            && entry.metadata().is_ok_and(|m| m.len() <= MAX_BYTES)
+        {
+            found.push(path);
+        }
+    }
+}
+
+/// A path with `/` between its parts, as the map keeps files.
+pub(crate) fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .filter(|c| c != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `path` relative to `root`, slashed.
+pub(crate) fn relative(root: &Path, path: &Path) -> String {
+    slashed(path.strip_prefix(root).unwrap_or(path))
+}
+
+/// A parsed source file.
+pub(crate) struct Source {
+    pub path: PathBuf,
+    pub text: String,
+    pub tree: tree_sitter::Tree,
+}
+
+impl Source {
+    /// Reads and parses `path` with `language`; None when it cannot be read.
+    pub fn parse(path: &Path, language: &tree_sitter::Language) -> Option<Source> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(language).ok()?;
+        let tree = parser.parse(&text, None)?;
+        Some(Source {
+            path: path.to_path_buf(),
+            text,
+            tree,
+        })
+    }
+
+    pub fn text_of(&self, node: tree_sitter::Node<'_>) -> &str {
+        node.utf8_text(self.text.as_bytes()).unwrap_or("")
+    }
+
+    /// 1-based first and last line of a node.
+    pub fn lines_of(node: tree_sitter::Node<'_>) -> [u32; 2] {
+        let line = |p: tree_sitter::Point| u32::try_from(p.row + 1).unwrap_or(u32::MAX);
+        [line(node.start_position()), line(node.end_position())]
+    }
+}
+
+/// Every node under `node`, depth first, in source order.
+pub(crate) fn descendants(node: tree_sitter::Node<'_>) -> Vec<tree_sitter::Node<'_>> {
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(next) = stack.pop() {
+        out.push(next);
+        let children: Vec<_> = next.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out
+}
+
+/// The text of a string literal node without its quotes, when it is one with no interpolation.
+pub(crate) fn literal(source: &Source, node: tree_sitter::Node<'_>) -> Option<String> {
+    match node.kind() {
+        "string_literal" | "string" | "raw_string_literal" => {
+            let text = source.text_of(node);
+            let inner = text
+                .trim_start_matches('r')
+                .trim_matches('#')
+                .strip_prefix(['"', '\''])?
+                .strip_suffix(['"', '\''])?;
+            Some(inner.to_owned())
+        }
+        "template_string" => {
+            let has_substitution = (0..node.named_child_count())
+                .filter_map(|i| node.named_child(i as u32))
+                .any(|c| c.kind() == "template_substitution");
+            let text = source.text_of(node);
+            (!has_substitution).then(|| text.trim_matches('`').to_owned())
+        }
+        _ => None,
+    }
+}
