@@ -33,10 +33,10 @@ pub mod engine {
         StepFailure,
     };
     pub use windup_core::{
-        audit, audit_run, browser, cache, config, events, executor, failure, fragments, harness,
-        init, invariant, ledger, llm, lockfile, map_view, mapfile, plan, planner, pool, report,
-        reporters, runner, scenario, secret, secrets, server, signature, sitemap, steps, store,
-        suite, summary, verifier,
+        ask, audit, audit_run, authoring, browser, cache, config, events, executor, failure,
+        fragments, harness, impact, init, invariant, ledger, llm, lockfile, map_view, mapfile,
+        plan, planner, pool, report, reporters, runner, scan, scenario, secret, secrets, server,
+        signature, sitemap, steps, store, suite, summary, verifier,
     };
 }
 

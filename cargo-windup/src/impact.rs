@@ -43,7 +43,7 @@ pub(crate) fn since(root: &Path, rev: &str) -> Result<Vec<Change>, CliError> {
 /// What the changes affect, by the routes of a scan of the source as it is now.
 pub(crate) fn affected(settings: &Settings, changes: &[Change]) -> Impact {
     let mut notes = Vec::new();
-    let routes = routes_now(settings, &mut notes);
+    let routes = crate::scan::routes_now(settings, &mut notes);
     let found = impact::for_project(settings, changes, &routes, &mut notes);
     for note in notes {
         eprintln!("windup: {note}");
@@ -76,15 +76,4 @@ fn print(found: &Impact, changed: usize) {
         found.scenarios.len(),
         found.pages.len()
     );
-}
-
-/// The routes to map files to pages with: the last scan's, from the site map.
-fn routes_now(settings: &Settings, notes: &mut Vec<String>) -> Vec<windup_core::sitemap::Route> {
-    match windup_core::mapfile::MapFile::of(&settings.root).read() {
-        Ok(map) => impact::routes_in_map(&map),
-        Err(e) => {
-            notes.push(e.to_string());
-            Vec::new()
-        }
-    }
 }

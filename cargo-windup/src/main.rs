@@ -8,6 +8,7 @@ mod audit;
 mod impact;
 mod map;
 mod new;
+mod scan;
 mod serve;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -78,6 +79,9 @@ enum Command {
     Audits(audit::AuditsArgs),
     /// The site map every run adds to, drawn: .windup/sitemap.dot and .windup/sitemap.html.
     Map(map::MapArgs),
+    /// Find the routes the source declares (axum, react-router, Next.js) and add them to the
+    /// site map.
+    Scan(scan::ScanArgs),
     /// Serve the audit's HTTP API and its live dashboard (loopback by default).
     #[command(long_about = serve::LONG_ABOUT)]
     Serve(serve::ServeArgs),
@@ -292,6 +296,7 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Audits(args) => audit::history(&args),
         Command::Serve(args) => serve::serve(args).await,
         Command::Map(args) => map::map(&args),
+        Command::Scan(args) => scan::scan(&args).await,
         Command::Init => init(),
         Command::Cache { action } => cache(action),
         Command::Costs { since, by } => costs(since.as_deref(), by),

@@ -204,6 +204,64 @@ fn touches(change: &Change, lines: Option<[u32; 2]>) -> bool {
     }
 }
 
+/// The routes the last scan left in the map: each page's static claim, stale ones too (a
+/// page gone from the source is a change to the scenarios that cross it).
+pub fn routes_in_map(map: &SiteMap) -> Vec<Route> {
+    map.pages
+        .iter()
+        .filter_map(|page| {
+            let claim = page
+                .claims
+                .iter()
+                .find(|c| c.source == crate::sitemap::Source::Static)?;
+            Some(Route {
+                pattern: page.pattern.clone(),
+                file: claim.file.clone()?,
+                lines: claim.lines,
+                elements: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// What `changes` affect in the project of `settings`, by `routes`: its scenarios' pinned plans
+/// and its ledger's runs say which pages each crosses; scenarios no longer in the project are
+/// left out. A map or ledger that cannot be read counts as empty, with the reason in `notes`.
+pub fn for_project(
+    settings: &crate::config::Settings,
+    changes: &[Change],
+    routes: &[Route],
+    notes: &mut Vec<String>,
+) -> Impact {
+    let map = crate::mapfile::MapFile::of(&settings.root)
+        .read()
+        .unwrap_or_else(|e| {
+            notes.push(e.to_string());
+            SiteMap::default()
+        });
+    let records = crate::ledger::Ledger::new(&settings.root)
+        .read()
+        .map(|read| read.records)
+        .unwrap_or_else(|e| {
+            notes.push(e.to_string());
+            Vec::new()
+        });
+    let files = crate::scenario::discover(&settings.scenarios_dir).unwrap_or_default();
+    let scenarios: Vec<crate::scenario::Scenario> = files
+        .iter()
+        .filter_map(|file| crate::scenario::load(file, &settings.scenarios_dir).ok())
+        .collect();
+    let plans: Vec<Plan> = scenarios
+        .iter()
+        .filter_map(|s| crate::lockfile::read(&crate::lockfile::lockfile_path(&s.path)).ok()?)
+        .collect();
+    let mut found = impact(changes, routes, &map, &plans, &records);
+    found
+        .scenarios
+        .retain(|id, _| scenarios.iter().any(|s| s.id == *id));
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,62 +366,4 @@ diff --git a/README.md b/README.md
         );
         assert_eq!(found.unmapped, ["src/shop.css"]);
     }
-}
-
-/// The routes the last scan left in the map: each page's static claim, stale ones too (a
-/// page gone from the source is a change to the scenarios that cross it).
-pub fn routes_in_map(map: &SiteMap) -> Vec<Route> {
-    map.pages
-        .iter()
-        .filter_map(|page| {
-            let claim = page
-                .claims
-                .iter()
-                .find(|c| c.source == crate::sitemap::Source::Static)?;
-            Some(Route {
-                pattern: page.pattern.clone(),
-                file: claim.file.clone()?,
-                lines: claim.lines,
-                elements: Vec::new(),
-            })
-        })
-        .collect()
-}
-
-/// What `changes` affect in the project of `settings`, by `routes`: its scenarios' pinned plans
-/// and its ledger's runs say which pages each crosses; scenarios no longer in the project are
-/// left out. A map or ledger that cannot be read counts as empty, with the reason in `notes`.
-pub fn for_project(
-    settings: &crate::config::Settings,
-    changes: &[Change],
-    routes: &[Route],
-    notes: &mut Vec<String>,
-) -> Impact {
-    let map = crate::mapfile::MapFile::of(&settings.root)
-        .read()
-        .unwrap_or_else(|e| {
-            notes.push(e.to_string());
-            SiteMap::default()
-        });
-    let records = crate::ledger::Ledger::new(&settings.root)
-        .read()
-        .map(|read| read.records)
-        .unwrap_or_else(|e| {
-            notes.push(e.to_string());
-            Vec::new()
-        });
-    let files = crate::scenario::discover(&settings.scenarios_dir).unwrap_or_default();
-    let scenarios: Vec<crate::scenario::Scenario> = files
-        .iter()
-        .filter_map(|file| crate::scenario::load(file, &settings.scenarios_dir).ok())
-        .collect();
-    let plans: Vec<Plan> = scenarios
-        .iter()
-        .filter_map(|s| crate::lockfile::read(&crate::lockfile::lockfile_path(&s.path)).ok()?)
-        .collect();
-    let mut found = impact(changes, routes, &map, &plans, &records);
-    found
-        .scenarios
-        .retain(|id, _| scenarios.iter().any(|s| s.id == *id));
-    found
 }

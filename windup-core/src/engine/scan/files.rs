@@ -66,7 +66,7 @@ pub(crate) struct Source {
 
 impl Source {
     /// Reads and parses `path` with `language`; None when it cannot be read.
-    pub fn parse(path: &Path, language: &tree_sitter::Language) -> Option<Source> {
+    pub(crate) fn parse(path: &Path, language: &tree_sitter::Language) -> Option<Source> {
         let text = std::fs::read_to_string(path).ok()?;
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(language).ok()?;
@@ -78,12 +78,12 @@ impl Source {
         })
     }
 
-    pub fn text_of(&self, node: tree_sitter::Node<'_>) -> &str {
+    pub(crate) fn text_of(&self, node: tree_sitter::Node<'_>) -> &str {
         node.utf8_text(self.text.as_bytes()).unwrap_or("")
     }
 
     /// 1-based first and last line of a node.
-    pub fn lines_of(node: tree_sitter::Node<'_>) -> [u32; 2] {
+    pub(crate) fn lines_of(node: tree_sitter::Node<'_>) -> [u32; 2] {
         let line = |p: tree_sitter::Point| u32::try_from(p.row + 1).unwrap_or(u32::MAX);
         [line(node.start_position()), line(node.end_position())]
     }

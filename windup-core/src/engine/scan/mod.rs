@@ -7,6 +7,7 @@
 //! assist. A repository of several apps is reported, and one app is scanned at a time.
 
 mod apps;
+pub mod assist;
 mod axum;
 mod files;
 pub mod js;
@@ -93,6 +94,8 @@ pub enum ScanError {
         }
     )]
     NotAnApp { app: PathBuf, apps: Vec<PathBuf> },
+    #[error(transparent)]
+    Map(#[from] crate::mapfile::MapFileError),
 }
 
 /// Scans the app under `root` (or `options.app` of several).
@@ -142,6 +145,80 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Result<Scan, ScanError> {
     scan.frameworks.sort();
     scan.frameworks.dedup();
     Ok(scan)
+}
+
+/// A scan merged into the project's site map.
+#[derive(Debug)]
+pub struct Scanned {
+    pub scan: Scan,
+    pub assisted: assist::Assisted,
+    /// Pages the map did not know from a scan before.
+    pub new: Vec<String>,
+    /// Pages whose static claim the scan renewed.
+    pub renewed: usize,
+    /// Pages whose static claim went stale: gone from the source.
+    pub stale: Vec<String>,
+}
+
+/// Scans the project of `settings` and merges the routes into its site map, with the model
+/// assist for what the conventions left unresolved when `model` is true.
+pub async fn scan_project(
+    settings: &crate::config::Settings,
+    options: &ScanOptions,
+    model: bool,
+) -> Result<Scanned, ScanError> {
+    let root = &settings.root;
+    let scan = scan(root, options)?;
+    let file = crate::mapfile::MapFile::of(root);
+    let assisted = assist::assist(settings, &scan, &file.read()?, model).await;
+    let sha = git_head(root);
+    let at = crate::ledger::started_at(time::OffsetDateTime::now_utc());
+    let static_live = |map: &crate::sitemap::SiteMap| -> Vec<String> {
+        map.pages
+            .iter()
+            .filter(|p| {
+                p.claims
+                    .iter()
+                    .any(|c| c.source == crate::sitemap::Source::Static && !c.stale)
+            })
+            .map(|p| p.pattern.clone())
+            .collect()
+    };
+    let mut before = Vec::new();
+    let map = file.update(|map| {
+        before = static_live(map);
+        map.scanned(&scan.routes, sha.as_deref(), &at);
+        map.assisted(&assisted.routes, &at);
+        for (hash, answer) in &assisted.answers {
+            map.assist_seen.insert(hash.clone(), answer.clone());
+        }
+    })?;
+    let after = static_live(&map);
+    Ok(Scanned {
+        new: after
+            .iter()
+            .filter(|p| !before.contains(p))
+            .cloned()
+            .collect(),
+        renewed: after.iter().filter(|p| before.contains(p)).count(),
+        stale: before.into_iter().filter(|p| !after.contains(p)).collect(),
+        scan,
+        assisted,
+    })
+}
+
+/// The commit checked out at `root`, when it is a git repository.
+fn git_head(root: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .filter(|sha| !sha.is_empty())
 }
 
 /// A path pattern in the map's terms: `/` first, no trailing or doubled slash.

@@ -350,6 +350,27 @@ impl SiteMap {
         self.last_scan_sha = sha.map(str::to_owned);
     }
 
+    /// Merges the routes a model read in files the scan could not resolve: `llm` claims, the
+    /// weakest, which any scan or run outranks.
+    pub fn assisted(&mut self, routes: &[Route], at: &str) {
+        for route in routes {
+            let index = match self.pages.iter().position(|p| p.pattern == route.pattern) {
+                Some(index) => index,
+                None => {
+                    self.pages.push(empty_page(&route.pattern));
+                    self.pages.len() - 1
+                }
+            };
+            let page = &mut self.pages[index];
+            touch(
+                &mut page.claims,
+                Source::Llm,
+                at,
+                Some((&route.file, route.lines)),
+            );
+        }
+    }
+
     fn transition(&mut self, from: &str, action: &str, to: &str, source: Source, at: &str) {
         let found = self
             .transitions
