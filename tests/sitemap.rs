@@ -89,7 +89,45 @@ async fn after_the_shops_scenarios_run_the_map_holds_every_page_they_visited() {
     run(&project, shop.url()).await;
     let again = MapFile::of(project.root()).read().unwrap();
     assert_eq!(patterns(&again), before);
-    drawn(&project, again.pages.len()).await;
+    scanned_after(&project, &visited);
+    let scanned = MapFile::of(project.root()).read().unwrap();
+    drawn(&project, scanned.pages.len()).await;
+}
+
+/// The shop's scan merged after its runs: a page a run visited stays `execution`, one only the
+/// source declares is `static`, and the scan's patterns are the runs' own.
+fn scanned_after(project: &Project, visited: &BTreeSet<String>) {
+    use windup::engine::scan::{ScanOptions, scan};
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shop = ScanOptions {
+        app: Some("examples/shop".into()),
+    };
+    let found = scan(repo, &shop).unwrap();
+    let map = MapFile::of(project.root())
+        .update(|map| map.scanned(&found.routes, None, "2026-12-02T12:00:00Z"))
+        .unwrap();
+    let visited: BTreeSet<String> = visited.iter().map(|p| map.pattern_of(p)).collect();
+    let mut unvisited = 0;
+    for route in &found.routes {
+        let page = map.page(&route.pattern).unwrap();
+        if visited.contains(&route.pattern) {
+            assert_eq!(page.source(), Source::Execution, "{}", route.pattern);
+            assert_eq!(page.claims.len(), 2, "both claims kept: {page:?}");
+        } else {
+            assert_eq!(page.source(), Source::Static, "{}", route.pattern);
+            unvisited += 1;
+        }
+    }
+    assert!(
+        unvisited >= 1,
+        "the scenarios visit every page? {visited:?}"
+    );
+    let declared: BTreeSet<String> = found.routes.iter().map(|r| r.pattern.clone()).collect();
+    assert_eq!(
+        map.pages.len(),
+        declared.union(&visited).count(),
+        "the scan added no other name for a page a run saw (/products/{{slug}} is /products/:slug)"
+    );
 }
 
 /// `cargo windup map`: DOT that graphviz accepts, and a page Chromium shows with every page
