@@ -77,6 +77,35 @@ fn the_shops_scan_gives_exactly_its_pages_each_with_its_handler() {
 }
 
 #[test]
+fn a_leptos_apps_routes_compose_through_parent_routes() {
+    let leptos = ScanOptions {
+        app: Some("tests/fixtures/scan/leptos".into()),
+    };
+    let found = scan(&repo(), &leptos).unwrap();
+    let patterns: Vec<&str> = found.routes.iter().map(|r| r.pattern.as_str()).collect();
+    assert_eq!(
+        patterns,
+        [
+            "/",
+            "/archive/:year",
+            "/files/*path",
+            "/posts",
+            "/posts/:slug",
+            "/settings"
+        ]
+    );
+    let post = found
+        .routes
+        .iter()
+        .find(|r| r.pattern == "/posts/:slug")
+        .unwrap();
+    let pages = repo().join("tests/fixtures/scan/leptos/src/pages/mod.rs");
+    assert_eq!(post.file, "tests/fixtures/scan/leptos/src/pages/mod.rs");
+    assert_eq!(post.lines, Some(fn_lines(&pages, "Post")));
+    assert!(found.unresolved.is_empty(), "{:?}", found.unresolved);
+}
+
+#[test]
 fn a_repository_of_several_apps_is_reported_and_scanned_one_at_a_time() {
     let err = scan(&repo(), &ScanOptions::default()).unwrap_err();
     let ScanError::Monorepo { apps, .. } = &err else {

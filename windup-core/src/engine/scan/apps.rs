@@ -1,4 +1,4 @@
-//! Which directories under a root are apps: a `Cargo.toml` that depends on axum, or a
+//! Which directories under a root are apps: a `Cargo.toml` that depends on axum or Leptos, or a
 //! `package.json` that depends on Next.js or react-router. A root with several is a monorepo
 //! (a Cargo or npm workspace, pnpm, turbo — or simply several apps side by side).
 
@@ -11,7 +11,7 @@ const DEPTH: usize = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct App {
     pub dir: PathBuf,
-    /// Its Cargo.toml depends on axum.
+    /// Its Cargo.toml depends on axum or Leptos.
     pub rust: bool,
     /// Its package.json depends on next or react-router.
     pub js: bool,
@@ -27,7 +27,11 @@ pub fn find_apps(root: &Path) -> Vec<App> {
 
 fn look(root: &Path, dir: &Path, depth: usize, found: &mut Vec<App>) {
     let here = root.join(dir);
-    let rust = depends(&here.join("Cargo.toml"), &["axum"], cargo_dependencies);
+    let rust = depends(
+        &here.join("Cargo.toml"),
+        &["axum", "leptos", "leptos_router"],
+        cargo_dependencies,
+    );
     let js = depends(
         &here.join("package.json"),
         &["next", "react-router", "react-router-dom"],

@@ -11,6 +11,7 @@ pub mod assist;
 mod axum;
 mod files;
 pub mod js;
+mod leptos;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ pub struct ScanOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Framework {
     Axum,
+    Leptos,
     ReactRouter,
     NextApp,
     NextPages,
@@ -39,6 +41,7 @@ impl fmt::Display for Framework {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Framework::Axum => "axum",
+            Framework::Leptos => "Leptos",
             Framework::ReactRouter => "react-router",
             Framework::NextApp => "Next.js app/",
             Framework::NextPages => "Next.js pages/",
@@ -81,7 +84,7 @@ pub enum ScanError {
     )]
     Monorepo { root: PathBuf, apps: Vec<PathBuf> },
     #[error(
-        "no app found under {}: the scan knows axum (Cargo.toml), react-router and Next.js \
+        "no app found under {}: the scan knows axum and Leptos (Cargo.toml), react-router and Next.js \
          (package.json); pass --app PATH to the app's directory",
         root.display()
     )]
@@ -136,6 +139,7 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Result<Scan, ScanError> {
     let dir = root.join(&app.dir);
     if app.rust {
         axum::scan(root, &dir, &mut scan);
+        leptos::scan(root, &dir, &mut scan);
     }
     if app.js {
         js::scan(root, &dir, &mut scan);
