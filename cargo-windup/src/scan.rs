@@ -45,6 +45,14 @@ pub(crate) async fn scan(args: &ScanArgs) -> Result<(), CliError> {
         found.files,
         found.routes.len()
     );
+    if found.apps.len() > 1 {
+        let apps: Vec<String> = found.apps.iter().map(|a| a.display().to_string()).collect();
+        println!(
+            "  ({} apps in this project: {}; each is scanned on its own)",
+            apps.len(),
+            apps.join(", ")
+        );
+    }
     for route in &found.routes {
         match route.lines {
             Some([first, last]) => println!("  {}  {}:{first}-{last}", route.pattern, route.file),

@@ -1,7 +1,8 @@
 //! axum: the `.route("/path", get(handler))` calls of a crate's router functions, with
 //! `.nest("/prefix", other())` followed into the crate's other functions. A page is a route
 //! with a GET handler (`get`, `any`, `get_service`); a route only posted to is a form's
-//! target, and a path with a file extension an asset — neither is a page. Each page's source
+//! target, a path with a file extension an asset, and one under `/api/` an endpoint — none is
+//! a page. Each page's source
 //! is its handler's function, found by its path in the crate's modules.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -84,7 +85,7 @@ pub(crate) fn scan(root: &Path, dir: &Path, scan: &mut Scan) {
     for route in &mut routes {
         route.file = files::relative(root, Path::new(&route.file));
     }
-    routes.retain(|r| !is_asset(&r.pattern));
+    routes.retain(|r| !is_asset(&r.pattern) && !is_api(&r.pattern));
     if !routes.is_empty() || !unresolved.is_empty() {
         scan.frameworks.push(Framework::Axum);
     }
@@ -94,6 +95,12 @@ pub(crate) fn scan(root: &Path, dir: &Path, scan: &mut Scan) {
             .into_iter()
             .map(|(file, why)| Unresolved { file, why }),
     );
+}
+
+/// Whether a path is under `/api/`: an endpoint a page calls, not a page (as Next.js's
+/// `pages/api/`).
+fn is_api(pattern: &str) -> bool {
+    pattern == "/api" || pattern.starts_with("/api/")
 }
 
 /// A function's routes under `prefix`, its nests followed (a cycle stops at depth 8).
@@ -332,6 +339,7 @@ pub fn app() -> Router {
         .route("/items/new", post(pages::create))
         .route("/files/{*path}", axum::routing::get(|| async { "file" }))
         .route("/app.css", get(css))
+        .route("/api/items", get(pages::item))
         .nest("/admin", admin())
 }
 fn admin() -> Router {
@@ -363,7 +371,7 @@ async fn users() -> String {
             .unwrap();
         assert_eq!(
             (users.file.as_str(), users.lines),
-            ("src/lib.rs", Some([15, 17]))
+            ("src/lib.rs", Some([16, 18]))
         );
         assert_eq!(found.frameworks, [Framework::Axum]);
         assert_eq!(found.unresolved.len(), 1, "{:?}", found.unresolved);
