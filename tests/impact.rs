@@ -11,18 +11,7 @@ use std::process::Command;
 
 use common::{run_in, text};
 
-const SCENARIOS: [&str; 10] = [
-    "browse-catalogue",
-    "cart-quantities",
-    "checkout-as-demo-user",
-    "coupon",
-    "deal-of-the-day",
-    "login",
-    "order-history",
-    "out-of-stock",
-    "remove-from-cart",
-    "search",
-];
+use common::SHOP_SCENARIOS as SCENARIOS;
 
 fn git(root: &Path, args: &[&str]) {
     let output = Command::new("git")

@@ -12,18 +12,7 @@ use windup::engine::mapfile::MapFile;
 use windup::engine::sitemap::Source;
 use windup::{RunEvent, Selection, Suite};
 
-const SCENARIOS: [&str; 10] = [
-    "browse-catalogue",
-    "cart-quantities",
-    "checkout-as-demo-user",
-    "coupon",
-    "deal-of-the-day",
-    "login",
-    "order-history",
-    "out-of-stock",
-    "remove-from-cart",
-    "search",
-];
+use common::SHOP_SCENARIOS as SCENARIOS;
 
 /// Runs the scenarios against the shop; every path a scenario visited.
 async fn run(project: &Project, url: &str) -> BTreeSet<String> {

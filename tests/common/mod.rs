@@ -289,3 +289,18 @@ pub fn with_shop_account(mut settings: Settings) -> Settings {
         .with("SHOP_PASSWORD", windup_shop::DEMO_PASSWORD);
     settings
 }
+
+/// The shop's scenarios that pass (the repository's `scenarios/`, less the one that fails by
+/// design).
+pub const SHOP_SCENARIOS: [&str; 10] = [
+    "browse-catalogue",
+    "cart-quantities",
+    "checkout-as-demo-user",
+    "coupon",
+    "deal-of-the-day",
+    "login",
+    "order-history",
+    "out-of-stock",
+    "remove-from-cart",
+    "search",
+];

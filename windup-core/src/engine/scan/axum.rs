@@ -278,14 +278,7 @@ impl Crate<'_> {
             }
         };
         let defining = self.sources.iter().find(|s| s.path == file)?;
-        descendants(defining.tree.root_node())
-            .into_iter()
-            .filter(|n| n.kind() == "function_item")
-            .find(|n| {
-                n.child_by_field_name("name")
-                    .is_some_and(|id| defining.text_of(id) == name)
-            })
-            .map(|n| (file.clone(), Source::lines_of(n)))
+        defining.fn_lines(name).map(|lines| (file.clone(), lines))
     }
 }
 

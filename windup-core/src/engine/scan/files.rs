@@ -89,6 +89,20 @@ impl Source {
     }
 }
 
+impl Source {
+    /// The lines of the function item `name` in this file.
+    pub(crate) fn fn_lines(&self, name: &str) -> Option<[u32; 2]> {
+        descendants(self.tree.root_node())
+            .into_iter()
+            .filter(|n| n.kind() == "function_item")
+            .find(|n| {
+                n.child_by_field_name("name")
+                    .is_some_and(|id| self.text_of(id) == name)
+            })
+            .map(Source::lines_of)
+    }
+}
+
 /// Every node under `node`, depth first, in source order.
 pub(crate) fn descendants(node: tree_sitter::Node<'_>) -> Vec<tree_sitter::Node<'_>> {
     let mut out = Vec::new();

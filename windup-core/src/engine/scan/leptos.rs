@@ -297,14 +297,9 @@ fn component_fn(sources: &[Source], name: &str) -> Option<(std::path::PathBuf, [
         return None;
     }
     sources.iter().find_map(|source| {
-        descendants(source.tree.root_node())
-            .into_iter()
-            .filter(|n| n.kind() == "function_item")
-            .find(|n| {
-                n.child_by_field_name("name")
-                    .is_some_and(|id| source.text_of(id) == name)
-            })
-            .map(|n| (source.path.clone(), Source::lines_of(n)))
+        source
+            .fn_lines(name)
+            .map(|lines| (source.path.clone(), lines))
     })
 }
 

@@ -321,13 +321,7 @@ impl SiteMap {
     /// renewed; a static claim on a page the scan no longer finds goes stale.
     pub fn scanned(&mut self, routes: &[Route], sha: Option<&str>, at: &str) {
         for route in routes {
-            let index = match self.pages.iter().position(|p| p.pattern == route.pattern) {
-                Some(index) => index,
-                None => {
-                    self.pages.push(empty_page(&route.pattern));
-                    self.pages.len() - 1
-                }
-            };
+            let index = self.page_index(&route.pattern);
             let page = &mut self.pages[index];
             touch(
                 &mut page.claims,
@@ -354,13 +348,7 @@ impl SiteMap {
     /// weakest, which any scan or run outranks.
     pub fn assisted(&mut self, routes: &[Route], at: &str) {
         for route in routes {
-            let index = match self.pages.iter().position(|p| p.pattern == route.pattern) {
-                Some(index) => index,
-                None => {
-                    self.pages.push(empty_page(&route.pattern));
-                    self.pages.len() - 1
-                }
-            };
+            let index = self.page_index(&route.pattern);
             let page = &mut self.pages[index];
             touch(
                 &mut page.claims,
@@ -368,6 +356,17 @@ impl SiteMap {
                 at,
                 Some((&route.file, route.lines)),
             );
+        }
+    }
+
+    /// The index of the page with this pattern, made when there is none.
+    fn page_index(&mut self, pattern: &str) -> usize {
+        match self.pages.iter().position(|p| p.pattern == pattern) {
+            Some(index) => index,
+            None => {
+                self.pages.push(empty_page(pattern));
+                self.pages.len() - 1
+            }
         }
     }
 
