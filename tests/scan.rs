@@ -233,3 +233,62 @@ async fn a_scan_fills_the_map_a_rescan_renews_it_and_the_model_reads_each_file_o
     assert!(gone.stale(), "{gone:?}");
     assert_eq!(fake.requests().len(), 1);
 }
+
+/// Copies a directory tree.
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_js_fixtures_second_scan_asks_the_model_nothing() {
+    for (fixture, unresolved, routes) in [("react-router", 1, 20), ("next", 0, 11)] {
+        let fake = FakeProvider::start().await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(
+            &repo().join("tests/fixtures/scan").join(fixture),
+            dir.path(),
+        );
+        std::fs::write(
+            dir.path().join("windup.toml"),
+            format!(
+                "[llm]\nprovider = \"openai\"\nmodel = \"gpt-5-mini\"\nbase_url = \"{}/v1\"\n",
+                fake.url()
+            ),
+        )
+        .unwrap();
+        fake.push(Reply::Json(json!({ "routes": [{ "path": "/export" }] })));
+        let key = [("OPENAI_API_KEY", "fake-key-for-tests")];
+        for round in 0..2 {
+            let output = run_in(dir.path(), &["scan"], &key);
+            let out = text(&output);
+            assert_eq!(output.status.code(), Some(0), "{fixture}: {out}");
+            assert!(
+                out.contains(&format!("files, {routes} routes")),
+                "{fixture}: {out}"
+            );
+            assert_eq!(
+                fake.requests().len(),
+                unresolved,
+                "{fixture}, scan {round}: {out}"
+            );
+        }
+        let map = MapFile::of(dir.path()).read().unwrap();
+        let statics = map
+            .pages
+            .iter()
+            .filter(|p| p.source() == Source::Static)
+            .count();
+        assert_eq!(statics, routes, "{fixture}");
+        if unresolved > 0 {
+            assert_eq!(map.page("/export").map(|p| p.source()), Some(Source::Llm));
+        }
+    }
+}
