@@ -142,35 +142,42 @@ async fn with_a_model_new_writes_explicit_steps_that_pass_on_their_first_run() {
 async fn with_no_model_new_writes_a_scaffold_that_loads() {
     let shop = windup_shop::spawn(Default::default()).await.unwrap();
     let project = mapped_project(shop.url(), "");
-    let written = run_in(
-        project.root(),
-        &[
-            "new",
-            "--name",
-            "catalogue",
-            "look at the products, password demo-password-123",
-        ],
-        &[],
-    );
+    let written = run_in(project.root(), &["new", INSTRUCTION], &[]);
     let out = text(&written);
     assert_eq!(written.status.code(), Some(0), "{out}");
     assert!(
-        out.contains("Wrote scenarios/catalogue.yaml (a scaffold"),
+        out.contains("(a scaffold from the site map, to finish)"),
         "{out}"
     );
     assert!(!out.contains(PASSWORD), "{out}");
-    let path = project.root().join("scenarios/catalogue.yaml");
-    let scenario = windup::engine::scenario::load(&path, &project.root().join("scenarios"))
+    let dir = project.root().join("scenarios");
+    let path = dir.join("log-in-as-the-demo-user.yaml");
+    let scenario = windup::engine::scenario::load(&path, &dir)
         .unwrap_or_else(|e| panic!("the scaffold loads: {e}"));
     assert_eq!(
-        scenario.start_url, "/products",
-        "the page the instruction names"
+        scenario.task,
+        "Log in as the demo user and check my past orders."
     );
-    assert_eq!(scenario.account.as_deref(), Some("default"));
+    assert_eq!(scenario.account.as_deref(), Some("demo"));
+    assert_eq!(
+        scenario.start_url, "/",
+        "no known page shares the task's words"
+    );
+    assert_moved_out(project.root());
+
+    // The page an instruction names is where its scaffold starts, with the steps runs took there.
+    let named = run_in(
+        project.root(),
+        &["new", "--name", "catalogue", "look at the products"],
+        &[],
+    );
+    assert_eq!(named.status.code(), Some(0), "{}", text(&named));
+    let path = dir.join("catalogue.yaml");
+    let scenario = windup::engine::scenario::load(&path, &dir).unwrap();
+    assert_eq!(scenario.start_url, "/products");
+    assert_eq!(scenario.account, None, "no credential, no account");
     let yaml = std::fs::read_to_string(&path).unwrap();
     assert!(yaml.contains("#   - click \"Ferris plush\"\n"), "{yaml}");
-    let env = std::fs::read_to_string(project.root().join(".env.local")).unwrap();
-    assert_eq!(env, format!("DEFAULT_PASSWORD={PASSWORD}\n"));
     assert_eq!(
         files_with_the_password(project.root()),
         Vec::<String>::new()

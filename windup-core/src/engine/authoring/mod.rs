@@ -157,21 +157,20 @@ pub async fn author(settings: &Settings, request: &NewScenario) -> Result<Author
     })
 }
 
-/// The account the scenario uses: the one the instruction names, else the project's only one,
-/// else `default` when the instruction typed a credential; one the project does not have is
-/// used only to keep a credential.
+/// The account the scenario uses: the one the instruction names (`as the demo user`), when
+/// the project has it or a credential was typed for it; else, for a typed credential, the
+/// project's only account, else `default`. An instruction that names none and types none uses
+/// none.
 fn account_of(settings: &Settings, taken: &Taken) -> Option<String> {
     let typed = !taken.values.is_empty();
+    let named = taken
+        .account
+        .clone()
+        .filter(|name| settings.accounts.contains_key(name) || typed);
     let only = (settings.accounts.len() == 1)
         .then(|| settings.accounts.keys().next().cloned())
         .flatten();
-    let fallback = typed.then(|| "default".to_owned());
-    taken
-        .account
-        .clone()
-        .or(only)
-        .or(fallback)
-        .filter(|name| settings.accounts.contains_key(name) || typed)
+    named.or_else(|| typed.then(|| only.unwrap_or_else(|| "default".to_owned())))
 }
 
 /// Refuses, before any work, a value `.env.local` already holds differently.
