@@ -121,6 +121,21 @@ async fn a_changed_page_affects_exactly_the_scenarios_that_cross_it() {
     assert!(out.contains("PASS order-history ("), "{out}");
     assert!(out.lines().any(|l| l == "1 passed, 0 failed"), "{out}");
 
+    // A scenario whose own file changed is affected by that alone.
+    let search = root.join("scenarios/search.yaml");
+    let text_now = std::fs::read_to_string(&search).unwrap();
+    std::fs::write(&search, format!("{text_now}# searched twice a day\n")).unwrap();
+    let own = run_in(root, &["impact"], &[]);
+    assert!(
+        text(&own).contains("search  (crosses its own file)"),
+        "{}",
+        text(&own)
+    );
+    assert_eq!(
+        listed(&text(&own)),
+        BTreeSet::from(["order-history".to_owned(), "search".to_owned()])
+    );
+
     let bad = run_in(root, &["impact", "no-such-rev"], &[]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
     assert!(

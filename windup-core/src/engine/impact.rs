@@ -259,8 +259,33 @@ pub fn for_project(
     found
         .scenarios
         .retain(|id, _| scenarios.iter().any(|s| s.id == *id));
+    // A scenario whose own file or pinned plan changed is affected by that alone.
+    let root = &settings.root;
+    for scenario in &scenarios {
+        let own = [
+            scenario.path.clone(),
+            crate::lockfile::lockfile_path(&scenario.path),
+        ]
+        .map(|p| crate::scan::relative_to(root, &p));
+        if changes.iter().any(|c| own.contains(&c.file)) {
+            found
+                .scenarios
+                .entry(scenario.id.clone())
+                .or_default()
+                .insert(OWN_FILE.to_owned());
+        }
+    }
+    found.unmapped.retain(|file| {
+        !scenarios.iter().any(|s| {
+            crate::scan::relative_to(root, &s.path) == *file
+                || crate::scan::relative_to(root, &crate::lockfile::lockfile_path(&s.path)) == *file
+        })
+    });
     found
 }
+
+/// What an affected scenario "crosses" when its own file or plan changed.
+pub const OWN_FILE: &str = "its own file";
 
 #[cfg(test)]
 mod tests {

@@ -225,6 +225,20 @@ fn git_head(root: &Path) -> Option<String> {
         .filter(|sha| !sha.is_empty())
 }
 
+/// `path` relative to `root` with `/` separators, as scans and diffs name files.
+pub fn relative_to(root: &Path, path: &Path) -> String {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let absolute = absolute.canonicalize().unwrap_or(absolute);
+    files::relative(&root, &absolute)
+}
+
 /// A path pattern in the map's terms: `/` first, no trailing or doubled slash.
 pub(crate) fn normal(pattern: &str) -> String {
     let segments: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
