@@ -1,5 +1,6 @@
-//! No chromedriver or Chromium process outlives the code that started it: not after a normal
-//! end, not after a panic, not after the process is killed outright.
+//! No driver or browser process (chromedriver and Chromium, geckodriver and Firefox) outlives the
+//! code that started it: not after a normal end, not after a panic, not after the process is
+//! killed outright.
 
 mod common;
 
@@ -8,127 +9,170 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::processes_in_group;
+use windup::engine::browser::BrowserKind;
 use windup::engine::{Browser, BrowserConfig};
 
 const CHILD_ENV: &str = "WINDUP_LIFECYCLE_CHILD";
 
-/// Waits until no live process is left in the group; panics with the survivors otherwise.
-fn assert_group_ends(pgid: u32) {
+/// Waits until no live process is left in any of the groups; panics with the survivors otherwise.
+fn assert_groups_end(groups: &[u32]) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let left = processes_in_group(pgid);
+        let left: Vec<_> = groups.iter().flat_map(|g| processes_in_group(*g)).collect();
         if left.is_empty() {
             return;
         }
         assert!(
             Instant::now() < deadline,
-            "processes of driver group {pgid} survived: {left:?}"
+            "processes of driver groups {groups:?} survived: {left:?}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
-/// Starts a browser with one open session on a page, and returns its process group.
-async fn browser_with_page() -> (Browser, windup::engine::Session, u32) {
-    let browser = Browser::launch(common::browser_config())
+/// Whether a process name is the browser's (or one of its helpers'), not its driver's.
+fn is_browser(kind: BrowserKind, name: &str) -> bool {
+    match kind {
+        BrowserKind::Chromium => name.starts_with("chrom") && name != "chromedriver",
+        BrowserKind::Firefox => name.starts_with("firefox"),
+    }
+}
+
+/// A browser of `kind` with one open session on a page, and the process groups of its drivers:
+/// the browser's own, and the session's when the kind gives each session a driver.
+struct Opened {
+    browser: Browser,
+    session: windup::engine::Session,
+    groups: Vec<u32>,
+    /// The group the browser process runs in.
+    browser_group: u32,
+}
+
+async fn browser_with_page(kind: BrowserKind) -> Opened {
+    let config = BrowserConfig {
+        kind,
+        ..common::browser_config()
+    };
+    let browser = Browser::launch(config)
         .await
-        .expect("chromedriver starts");
+        .unwrap_or_else(|e| panic!("{kind}'s driver starts: {e}"));
     let session = browser.new_session().await.expect("a session opens");
     session.goto("about:blank").await.expect("the page opens");
-    let pgid = browser.driver_process_group().expect("a local driver");
-    let names: Vec<String> = processes_in_group(pgid)
+    let mut groups = vec![browser.driver_process_group().expect("a local driver")];
+    groups.extend(session.driver_process_group());
+    let browser_group = *groups.last().expect("a group");
+    let names: Vec<String> = processes_in_group(browser_group)
         .into_iter()
         .map(|(_, n)| n)
         .collect();
+    let driver = kind.names().driver.to_ascii_lowercase();
     assert!(
-        names.iter().any(|n| n == "chromedriver") && names.iter().any(|n| n.starts_with("chrom")),
+        names.contains(&driver) && names.iter().any(|n| is_browser(kind, n)),
         "the group holds the driver and the browser: {names:?}"
     );
-    (browser, session, pgid)
+    Opened {
+        browser,
+        session,
+        groups,
+        browser_group,
+    }
 }
 
 #[tokio::test]
-async fn dropping_the_browser_ends_driver_and_chromium() {
-    let (browser, session, pgid) = browser_with_page().await;
-    // Neither closed: the drop alone must clean up.
-    drop(session);
-    drop(browser);
-    assert_group_ends(pgid);
+async fn dropping_the_browser_ends_driver_and_browser() {
+    for kind in BrowserKind::ALL {
+        let opened = browser_with_page(kind).await;
+        // Neither closed: the drop alone must clean up.
+        drop(opened.session);
+        drop(opened.browser);
+        assert_groups_end(&opened.groups);
+    }
 }
 
 #[tokio::test]
 async fn closing_the_session_then_the_browser_ends_everything() {
-    let (browser, session, pgid) = browser_with_page().await;
-    session.close().await.expect("the session closes");
-    drop(browser);
-    assert_group_ends(pgid);
+    for kind in BrowserKind::ALL {
+        let opened = browser_with_page(kind).await;
+        opened.session.close().await.expect("the session closes");
+        drop(opened.browser);
+        assert_groups_end(&opened.groups);
+    }
 }
 
 #[test]
 fn a_panic_mid_test_leaves_no_browser_behind() {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let outcome = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let (_browser, _session, pgid) = browser_with_page().await;
-            tx.send(pgid).expect("the parent listens");
-            panic!("a test failing while its browser is open");
+    for kind in BrowserKind::ALL {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let outcome = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async move {
+                let _opened = {
+                    let opened = browser_with_page(kind).await;
+                    tx.send(opened.groups.clone()).expect("the parent listens");
+                    opened
+                };
+                panic!("a test failing while its browser is open");
+            })
         })
-    })
-    .join();
-    assert!(outcome.is_err(), "the thread panicked");
-    let pgid = rx.recv().expect("the browser started before the panic");
-    assert_group_ends(pgid);
+        .join();
+        assert!(outcome.is_err(), "the thread panicked");
+        let groups = rx.recv().expect("the browser started before the panic");
+        assert_groups_end(&groups);
+    }
 }
 
 #[test]
 fn a_killed_test_process_leaves_no_browser_behind() {
-    if std::env::var_os(CHILD_ENV).is_some() {
-        // The child: start a browser, say which group it is, then wait to be killed.
+    if let Some(kind) = std::env::var_os(CHILD_ENV) {
+        // The child: start a browser, say which groups it has, then wait to be killed.
+        let kind: BrowserKind = kind.to_string_lossy().parse().expect("a browser kind");
         let runtime = tokio::runtime::Runtime::new().expect("a runtime");
         runtime.block_on(async {
-            let (_browser, _session, pgid) = browser_with_page().await;
-            println!("windup-driver-group={pgid}");
+            let opened = browser_with_page(kind).await;
+            let groups: Vec<String> = opened.groups.iter().map(u32::to_string).collect();
+            println!("windup-driver-groups={}", groups.join(","));
             std::future::pending::<()>().await;
         });
         return;
     }
-    let mut child = Command::new(std::env::current_exe().expect("the test binary"))
-        .args([
-            "a_killed_test_process_leaves_no_browser_behind",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the child test starts");
-    let stdout = child.stdout.take().expect("piped");
-    let pgid = std::io::BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|line| {
-            // libtest prints the test name before it on the same line.
-            let (_, group) = line.split_once("windup-driver-group=")?;
-            group.trim().parse::<u32>().ok()
-        });
-    let Some(pgid) = pgid else {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("the child never reported its driver group");
-    };
-    assert!(
-        !processes_in_group(pgid).is_empty(),
-        "the child's browser runs"
-    );
-    child.kill().expect("SIGKILL the child");
-    child.wait().expect("reap the child");
-    assert_group_ends(pgid);
+    for kind in BrowserKind::ALL {
+        let mut child = Command::new(std::env::current_exe().expect("the test binary"))
+            .args([
+                "a_killed_test_process_leaves_no_browser_behind",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, kind.as_str())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the child test starts");
+        let stdout = child.stdout.take().expect("piped");
+        let groups: Option<Vec<u32>> = std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|line| {
+                // libtest prints the test name before it on the same line.
+                let (_, groups) = line.split_once("windup-driver-groups=")?;
+                groups.trim().split(',').map(|g| g.parse().ok()).collect()
+            });
+        let Some(groups) = groups else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the child never reported its driver groups ({kind})");
+        };
+        assert!(
+            groups.iter().any(|g| !processes_in_group(*g).is_empty()),
+            "the child's browser runs"
+        );
+        child.kill().expect("SIGKILL the child");
+        child.wait().expect("reap the child");
+        assert_groups_end(&groups);
+    }
 }
 
 #[tokio::test]
@@ -185,33 +229,39 @@ async fn a_missing_driver_path_says_where_it_looked() {
 
 #[tokio::test]
 async fn a_browser_that_dies_under_its_session_is_lost_never_an_unreadable_page() {
-    let (browser, session, pgid) = browser_with_page().await;
-    let is_browser = |name: &str| name.starts_with("chrom") && name != "chromedriver";
-    for (pid, name) in processes_in_group(pgid) {
-        if is_browser(&name) {
-            let pid = i32::try_from(pid).expect("a pid");
-            // SAFETY: kill(2) on one process of the test's own driver group; no memory is touched.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+    for kind in BrowserKind::ALL {
+        let opened = browser_with_page(kind).await;
+        let group = opened.browser_group;
+        for (pid, name) in processes_in_group(group) {
+            if is_browser(kind, &name) {
+                let pid = i32::try_from(pid).expect("a pid");
+                // SAFETY: kill(2) on one process of the test's own driver group; no memory is
+                // touched.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
         }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while processes_in_group(group)
+            .iter()
+            .any(|(_, name)| is_browser(kind, name))
+        {
+            assert!(Instant::now() < deadline, "the browser did not die");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // The model planner reads the page for its retry message: a dead browser must not pass
+        // for a page that cannot be read now.
+        let snapshot = opened.session.snapshot_if_readable().await;
+        assert!(
+            matches!(&snapshot, Err(err) if err.is_lost()),
+            "{kind}: {snapshot:?}"
+        );
+        let reset = opened.session.reset().await;
+        assert!(
+            matches!(&reset, Err(err) if err.is_lost()),
+            "{kind}: {reset:?}"
+        );
+        drop(opened.session);
+        drop(opened.browser);
+        assert_groups_end(&opened.groups);
     }
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while processes_in_group(pgid)
-        .iter()
-        .any(|(_, name)| is_browser(name))
-    {
-        assert!(Instant::now() < deadline, "the browser did not die");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // The model planner reads the page for its retry message: a dead browser must not pass for a
-    // page that cannot be read now.
-    let snapshot = session.snapshot_if_readable().await;
-    assert!(
-        matches!(&snapshot, Err(err) if err.is_lost()),
-        "{snapshot:?}"
-    );
-    let reset = session.reset().await;
-    assert!(matches!(&reset, Err(err) if err.is_lost()), "{reset:?}");
-    drop(session);
-    drop(browser);
-    assert_group_ends(pgid);
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::patterns::PatternSite;
 use url::Url;
-use windup::engine::browser::{BrowserError, ProbeState};
+use windup::engine::browser::{BrowserError, BrowserKind, ProbeState};
 use windup::engine::config::Settings;
 use windup::engine::executor::{ExecOptions, Executor, FailureCause, NoValues};
 use windup::engine::ledger::CacheOutcome;
@@ -76,8 +76,16 @@ impl Patterns {
 
     /// Settings as a developer's machine has them: plans may be made.
     fn settings(&self) -> Settings {
-        let toml = "scenarios = \"scenarios\"\n";
-        Settings::from_parts(self.root(), Some(toml), &|_: &str| None).unwrap()
+        self.settings_in(BrowserKind::Chromium)
+    }
+
+    /// The same, driving `kind`.
+    fn settings_in(&self, kind: BrowserKind) -> Settings {
+        let toml = format!(
+            "scenarios = \"scenarios\"\nbrowser = \"{}\"\n",
+            kind.as_str()
+        );
+        Settings::from_parts(self.root(), Some(&toml), &|_: &str| None).unwrap()
     }
 
     fn scenario(&self, name: &str) -> Scenario {
@@ -107,9 +115,18 @@ fn has_decoy_check(scenario: &Scenario) -> bool {
 
 #[tokio::test]
 async fn every_pattern_plans_offline_then_replays_from_the_cache_without_touching_its_decoy() {
+    every_pattern_plans_then_replays(BrowserKind::Chromium).await;
+}
+
+#[tokio::test]
+async fn every_pattern_plans_then_replays_in_firefox_too() {
+    every_pattern_plans_then_replays(BrowserKind::Firefox).await;
+}
+
+async fn every_pattern_plans_then_replays(kind: BrowserKind) {
     let site = PatternSite::start().await;
     let project = Patterns::new();
-    let settings = project.settings();
+    let settings = project.settings_in(kind);
     let browser = Browser::launch(settings.browser_config()).await.unwrap();
     let pool = SessionPool::new(browser, 1);
     let base: Url = site.url().parse().unwrap();
@@ -125,10 +142,10 @@ async fn every_pattern_plans_offline_then_replays_from_the_cache_without_touchin
             match &result.outcome {
                 Outcome::Passed { cache, .. } if *cache == wanted => {}
                 Outcome::Passed { cache, .. } => problems.push(format!(
-                    "{name} ({run} run): cache {cache:?}, not {wanted:?}"
+                    "{name} ({run} run in {kind}): cache {cache:?}, not {wanted:?}"
                 )),
                 Outcome::Failed(failure) => {
-                    problems.push(format!("{name} ({run} run) failed:\n{failure}"))
+                    problems.push(format!("{name} ({run} run in {kind}) failed:\n{failure}"))
                 }
             }
             assert!(

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use windup_core::browser::BrowserKind;
 use windup_core::browser::install::{InstallPlan, availability, install_plan};
 use windup_core::cache::{EntryStatus, PlanCache};
 use windup_core::config::Settings;
@@ -87,8 +88,13 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Scaffold windup.toml, tests/e2e.rs, a first scenario and the [[test]] entry in this crate.
     Init,
-    /// Install Chromium and ChromeDriver with the system package manager.
-    Setup,
+    /// Install a browser and its driver: Chromium and ChromeDriver with the system package
+    /// manager, or (`--browser firefox`) Firefox, and geckodriver from crates.io.
+    Setup {
+        /// Which browser: chromium or firefox (default: the project's `browser`, else chromium).
+        #[arg(long)]
+        browser: Option<String>,
+    },
     /// Review new or changed plans (NAME.plan.json.new): show each diff, then accept or reject it.
     Review {
         /// Accept every pending plan without asking.
@@ -127,6 +133,9 @@ enum Command {
         /// Show the browser window.
         #[arg(long)]
         headed: bool,
+        /// The browser to replay in: chromium or firefox (default: `browser` in windup.toml).
+        #[arg(long)]
+        browser: Option<String>,
     },
 }
 
@@ -151,6 +160,9 @@ struct SuiteArgs {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// The browser: chromium or firefox (default: `browser` in windup.toml, WINDUP_BROWSER).
+    #[arg(long)]
+    browser: Option<String>,
     /// Reports to write: `junit=PATH,json=PATH,html=PATH`, any of them (also WINDUP_REPORT).
     #[arg(long, value_name = "KIND=PATH,…")]
     report: Option<String>,
@@ -304,12 +316,20 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
             accept_all,
             reject_all,
         } => review(accept_all, reject_all),
-        Command::Setup => setup(),
+        Command::Setup { browser } => setup_command(browser.as_deref()),
         Command::Exec {
             plans,
             base_url,
             headed,
-        } => exec(&plans, base_url, headed).await,
+            browser,
+        } => {
+            let suite = SuiteArgs {
+                headed,
+                browser,
+                ..SuiteArgs::default()
+            };
+            exec(&plans, base_url, &suite).await
+        }
     }
 }
 
@@ -326,6 +346,7 @@ fn project_settings_with(suite: &SuiteArgs, base_url: Option<&str>) -> Result<Se
         headed: suite.headed,
         report: suite.report.clone(),
         base_url: base_url.map(str::to_owned),
+        browser: suite.browser.clone(),
     };
     Settings::load_with(&root, &overrides).map_err(usage)
 }
@@ -399,13 +420,18 @@ fn ensure_browser(settings: &Settings, yes: bool, again: &str) -> Result<(), Cli
         return Ok(());
     }
     let missing = found.missing().join(" and ");
-    println!("The demo runs in Chromium through ChromeDriver; missing here: {missing}.");
+    let names = settings.browser.kind.names();
+    println!(
+        "The demo runs in {} through {}; missing here: {missing}.",
+        names.browser, names.driver
+    );
     if !(yes || confirm("Install them now with the system package manager?")) {
         return Err(CliError::Browser(format!(
-            "{missing} missing: run `cargo windup setup`, or `{again}`"
+            "{missing} missing: run `cargo windup setup --browser {}`, or `{again}`",
+            settings.browser.kind.as_str()
         )));
     }
-    setup()
+    setup(settings.browser.kind)
 }
 
 /// Runs a suite with the terminal reporter; the exit code says how it went.
@@ -637,8 +663,26 @@ fn init() -> Result<(), CliError> {
     Ok(())
 }
 
-fn setup() -> Result<(), CliError> {
-    match install_plan() {
+/// `cargo windup setup`: the browser named, else the project's, else Chromium.
+fn setup_command(browser: Option<&str>) -> Result<(), CliError> {
+    let suite = SuiteArgs {
+        browser: browser.map(str::to_owned),
+        ..SuiteArgs::default()
+    };
+    let kind = match project_settings(&suite) {
+        Ok(settings) => settings.browser.kind,
+        // A project whose windup.toml is broken can still get a browser it names on the line.
+        Err(err) => match browser.map(str::parse::<BrowserKind>) {
+            Some(Ok(kind)) => kind,
+            None => BrowserKind::default(),
+            Some(Err(_)) => return Err(err),
+        },
+    };
+    setup(kind)
+}
+
+fn setup(kind: BrowserKind) -> Result<(), CliError> {
+    match install_plan(kind) {
         InstallPlan::Commands(commands) => {
             for command in commands {
                 println!("$ {}", command.join(" "));
@@ -653,7 +697,8 @@ fn setup() -> Result<(), CliError> {
                     )));
                 }
             }
-            println!("Chromium and ChromeDriver are installed.");
+            let names = kind.names();
+            println!("{} and {} are installed.", names.browser, names.driver);
             Ok(())
         }
         InstallPlan::Manual(instructions) => Err(CliError::Browser(instructions)),
@@ -662,16 +707,16 @@ fn setup() -> Result<(), CliError> {
 
 /// Replays plan files on one session, a line per plan and a summary; the executor's options
 /// come from the settings, as for every run.
-async fn exec(plans: &[PathBuf], base_url: Option<String>, headed: bool) -> Result<(), CliError> {
+async fn exec(
+    plans: &[PathBuf],
+    base_url: Option<String>,
+    suite: &SuiteArgs,
+) -> Result<(), CliError> {
     let loaded = plans
         .iter()
         .map(|p| load_plan(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let suite = SuiteArgs {
-        headed,
-        ..SuiteArgs::default()
-    };
-    let settings = project_settings_with(&suite, base_url.as_deref())?;
+    let settings = project_settings_with(suite, base_url.as_deref())?;
     let base_url = base_url_of(&settings)?;
     let browser = Browser::launch(settings.browser_config())
         .await

@@ -10,20 +10,34 @@ use std::pin::Pin;
 use serde_json::{Map, Value};
 
 use super::chromium::Chromium;
+use super::firefox::Firefox;
 use super::{BrowserConfig, BrowserError, Session};
 
-/// Which browser Windup drives. Chromium (through chromedriver) is the only kind today.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which browser Windup drives: Chromium through chromedriver, or Firefox through geckodriver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BrowserKind {
     #[default]
     Chromium,
+    Firefox,
 }
 
 impl BrowserKind {
+    /// Every kind, in the order they are documented.
+    pub const ALL: [BrowserKind; 2] = [BrowserKind::Chromium, BrowserKind::Firefox];
+
     /// The one place a kind picks its backend.
     pub(crate) fn backend(self) -> &'static dyn Backend {
         match self {
             BrowserKind::Chromium => &Chromium,
+            BrowserKind::Firefox => &Firefox,
+        }
+    }
+
+    /// The name a setting takes (`browser = "firefox"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BrowserKind::Chromium => "chromium",
+            BrowserKind::Firefox => "firefox",
         }
     }
 
@@ -33,10 +47,31 @@ impl BrowserKind {
     }
 }
 
+impl std::str::FromStr for BrowserKind {
+    type Err = String;
+
+    /// `chromium` (or `chrome`) and `firefox`, in any case.
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "chromium" | "chrome" => Ok(BrowserKind::Chromium),
+            "firefox" => Ok(BrowserKind::Firefox),
+            other => Err(other.to_owned()),
+        }
+    }
+}
+
 impl std::fmt::Display for BrowserKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.names().browser)
     }
+}
+
+/// Whether a failed command's message says the browser died, in any driver's words.
+pub(crate) fn says_browser_gone(message: &str) -> bool {
+    BrowserKind::ALL
+        .iter()
+        .flat_map(|kind| kind.backend().gone_messages())
+        .any(|gone| message.contains(gone))
 }
 
 /// A browser kind's names, for messages.
@@ -80,6 +115,18 @@ pub(crate) trait Backend: Sync {
     /// The browser's own capabilities (its name and vendor options); `local` when this process
     /// started the driver. WebDriver's standard capabilities are added by the caller.
     fn capabilities(&self, config: &BrowserConfig, local: Option<Local<'_>>) -> Capabilities;
+
+    /// What this browser's driver says in a failed command when the browser itself has died
+    /// under the session (beyond WebDriver's `invalid session id`).
+    fn gone_messages(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether one driver process serves one session only (geckodriver): each session then
+    /// gets a driver of its own, which ends with it.
+    fn one_session_per_driver(&self) -> bool {
+        false
+    }
 
     /// What to check when the driver answers but opens no session.
     fn session_help(&self) -> &'static str;

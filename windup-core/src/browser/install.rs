@@ -1,10 +1,10 @@
-//! Getting Chromium and ChromeDriver onto a machine: what is missing, and the system package
-//! manager's commands that install them (`cargo windup setup`).
+//! Getting a browser and its driver onto a machine: what is missing, and the system package
+//! manager's commands that install them (`cargo windup setup [--browser firefox]`).
 
 use std::path::PathBuf;
 
 use super::driver::find_executable;
-use super::{BrowserConfig, Names};
+use super::{BrowserConfig, BrowserKind, Names};
 
 /// What the browser layer would use, found now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,79 +53,95 @@ pub enum InstallPlan {
     Manual(String),
 }
 
-/// The install commands for the first package manager found on PATH (apt-get, dnf, pacman,
-/// zypper, brew), with `sudo` when not running as root and sudo exists.
-pub fn install_plan() -> InstallPlan {
+/// The install commands for `kind` with the first package manager found on PATH (apt-get, dnf,
+/// pacman, zypper, brew), with `sudo` when not running as root and sudo exists. Where the system
+/// has no geckodriver package, it comes from crates.io (`cargo install --locked geckodriver`).
+pub fn install_plan(kind: BrowserKind) -> InstallPlan {
     let has = |program: &str| find_executable(None, &[program], &[]).is_some();
     // SAFETY: geteuid has no preconditions and touches no memory.
     let root = unsafe { libc::geteuid() } == 0;
-    let elevate = |mut command: Vec<&str>| -> Vec<String> {
-        if !root && has("sudo") {
-            command.insert(0, "sudo");
-        }
-        command.into_iter().map(str::to_owned).collect()
+    let elevate = |command: &[&str]| -> Vec<String> {
+        let sudo = (!root && has("sudo")).then_some("sudo");
+        sudo.into_iter()
+            .chain(command.iter().copied())
+            .map(str::to_owned)
+            .collect()
     };
+    let plain =
+        |command: &[&str]| -> Vec<String> { command.iter().map(|c| (*c).to_owned()).collect() };
+    let geckodriver = plain(&["cargo", "install", "--locked", "geckodriver"]);
+    let firefox = kind == BrowserKind::Firefox;
     if has("apt-get") {
-        return InstallPlan::Commands(vec![
-            elevate(vec!["apt-get", "update"]),
-            elevate(vec![
-                "apt-get",
-                "install",
-                "-y",
-                "chromium",
-                "chromium-driver",
-            ]),
-        ]);
+        let install = if firefox {
+            elevate(&["apt-get", "install", "-y", "firefox-esr"])
+        } else {
+            elevate(&["apt-get", "install", "-y", "chromium", "chromium-driver"])
+        };
+        let mut commands = vec![elevate(&["apt-get", "update"]), install];
+        commands.extend(firefox.then_some(geckodriver));
+        return InstallPlan::Commands(commands);
     }
     if has("dnf") {
-        return InstallPlan::Commands(vec![elevate(vec![
-            "dnf",
-            "install",
-            "-y",
-            "chromium",
-            "chromedriver",
-        ])]);
+        let install = if firefox {
+            elevate(&["dnf", "install", "-y", "firefox"])
+        } else {
+            elevate(&["dnf", "install", "-y", "chromium", "chromedriver"])
+        };
+        return InstallPlan::Commands(
+            [install]
+                .into_iter()
+                .chain(firefox.then_some(geckodriver))
+                .collect(),
+        );
     }
     if has("pacman") {
-        return InstallPlan::Commands(vec![elevate(vec![
-            "pacman",
-            "-S",
-            "--noconfirm",
-            "chromium",
-        ])]);
+        let packages: &[&str] = if firefox {
+            &["firefox", "geckodriver"]
+        } else {
+            &["chromium"]
+        };
+        let command = [&["pacman", "-S", "--noconfirm"], packages].concat();
+        return InstallPlan::Commands(vec![elevate(&command)]);
     }
     if has("zypper") {
-        return InstallPlan::Commands(vec![elevate(vec![
-            "zypper",
-            "--non-interactive",
-            "install",
-            "chromium",
-            "chromedriver",
-        ])]);
+        let install = if firefox {
+            elevate(&["zypper", "--non-interactive", "install", "MozillaFirefox"])
+        } else {
+            elevate(&[
+                "zypper",
+                "--non-interactive",
+                "install",
+                "chromium",
+                "chromedriver",
+            ])
+        };
+        return InstallPlan::Commands(
+            [install]
+                .into_iter()
+                .chain(firefox.then_some(geckodriver))
+                .collect(),
+        );
     }
     if has("brew") {
-        return InstallPlan::Commands(vec![
+        return InstallPlan::Commands(if firefox {
             vec![
-                "brew".into(),
-                "install".into(),
-                "--cask".into(),
-                "chromium".into(),
-            ],
+                plain(&["brew", "install", "--cask", "firefox"]),
+                plain(&["brew", "install", "geckodriver"]),
+            ]
+        } else {
             vec![
-                "brew".into(),
-                "install".into(),
-                "--cask".into(),
-                "chromedriver".into(),
-            ],
-        ]);
+                plain(&["brew", "install", "--cask", "chromium"]),
+                plain(&["brew", "install", "--cask", "chromedriver"]),
+            ]
+        });
     }
-    InstallPlan::Manual(
-        "no supported package manager found (apt-get, dnf, pacman, zypper, brew). Install \
-         Chromium and the ChromeDriver of the same version, put chromedriver on PATH (or set \
-         WINDUP_CHROMEDRIVER and WINDUP_CHROME to their paths), or set WINDUP_WEBDRIVER_URL to a \
-         running WebDriver"
-            .to_owned(),
-    )
+    let names = kind.names();
+    InstallPlan::Manual(format!(
+        "no supported package manager found (apt-get, dnf, pacman, zypper, brew). Install {} and \
+         its {} of a matching version, put the driver on PATH (or set the paths in windup.toml's \
+         [browser]), or set WINDUP_WEBDRIVER_URL to a running WebDriver",
+        names.browser, names.driver
+    ))
 }
 
 #[cfg(test)]
@@ -149,7 +165,7 @@ mod tests {
         if find_executable(None, &["apt-get"], &[]).is_none() {
             return; // Another family of machine: its own branch applies.
         }
-        let InstallPlan::Commands(commands) = install_plan() else {
+        let InstallPlan::Commands(commands) = install_plan(BrowserKind::Chromium) else {
             panic!("apt-get is on PATH, so there is a plan");
         };
         let last = commands.last().unwrap().join(" ");
@@ -158,5 +174,14 @@ mod tests {
             "{last}"
         );
         assert!(commands[0].join(" ").ends_with("apt-get update"));
+        let InstallPlan::Commands(commands) = install_plan(BrowserKind::Firefox) else {
+            panic!("apt-get is on PATH, so there is a plan");
+        };
+        let lines: Vec<String> = commands.iter().map(|c| c.join(" ")).collect();
+        assert!(
+            lines[1].ends_with("apt-get install -y firefox-esr"),
+            "{lines:?}"
+        );
+        assert_eq!(lines[2], "cargo install --locked geckodriver");
     }
 }

@@ -6,6 +6,7 @@ mod backend;
 mod chromium;
 mod digest;
 mod driver;
+mod firefox;
 pub mod install;
 mod keys;
 mod observe;
@@ -47,6 +48,10 @@ pub struct BrowserConfig {
     pub chromedriver: Option<PathBuf>,
     /// The Chromium executable; chromedriver's own default when unset and none is on PATH.
     pub chrome_binary: Option<PathBuf>,
+    /// The geckodriver executable (Firefox); found on PATH or in cargo's bin directory when unset.
+    pub geckodriver: Option<PathBuf>,
+    /// The Firefox executable; geckodriver's own default when unset and none is on PATH.
+    pub firefox_binary: Option<PathBuf>,
     /// How long the driver may take to start.
     pub startup_timeout: Duration,
 }
@@ -61,6 +66,8 @@ impl Default for BrowserConfig {
             webdriver_url: None,
             chromedriver: None,
             chrome_binary: None,
+            geckodriver: None,
+            firefox_binary: None,
             startup_timeout: Duration::from_secs(20),
         }
     }
@@ -206,10 +213,12 @@ impl BrowserError {
                 during,
                 reason: err.to_string(),
             },
-            err if err.is_invalid_session_id() => BrowserError::Lost {
-                during,
-                reason: err.to_string(),
-            },
+            err if err.is_invalid_session_id() || backend::says_browser_gone(&err.to_string()) => {
+                BrowserError::Lost {
+                    during,
+                    reason: err.to_string(),
+                }
+            }
             err => BrowserError::Command {
                 during,
                 reason: err.to_string(),
@@ -240,16 +249,11 @@ impl Browser {
                 path: std::env::temp_dir(),
                 source,
             })?;
-        let backend = config.kind.backend();
-        let browser_binary = backend.browser_binary(&config);
+        let browser_binary = config.kind.backend().browser_binary(&config);
         let (driver, url) = match &config.webdriver_url {
             Some(url) => (None, url.trim_end_matches('/').to_owned()),
             None => {
-                let program = backend.driver(&config)?;
-                let args = |port| backend.driver_args(port);
-                let process =
-                    DriverProcess::start(&program, args, scratch.path(), config.startup_timeout)
-                        .await?;
+                let process = start_driver(&config, scratch.path()).await?;
                 let url = process.url().to_owned();
                 (Some(process), url)
             }
@@ -290,13 +294,23 @@ impl Browser {
                 source,
             })?;
         let capabilities = self.session_capabilities(Some(profile.path()));
+        // A driver that serves one session gets a new one per session; the first stays free
+        // for an embedder's own session on `webdriver_url`.
+        let own_driver = match &self.driver {
+            Some(_) if self.config.kind.backend().one_session_per_driver() => {
+                Some(start_driver(&self.config, self.scratch.path()).await?)
+            }
+            _ => None,
+        };
+        let driver = own_driver.as_ref().or(self.driver.as_ref());
+        let url = driver.map_or(self.url.as_str(), DriverProcess::url);
         let client = fantoccini::ClientBuilder::native()
             .capabilities(capabilities)
-            .connect(&self.url)
+            .connect(url)
             .await
             .map_err(|err| BrowserError::SessionStart {
-                url: self.url.clone(),
-                reason: match self.driver.as_ref() {
+                url: url.to_owned(),
+                reason: match driver {
                     Some(driver) => {
                         format!("{err}; driver log: {}", driver::log_tail(driver.log_path()))
                     }
@@ -306,6 +320,7 @@ impl Browser {
             })?;
         Ok(Session {
             client,
+            driver: own_driver,
             visited: Default::default(),
             kind: self.config.kind,
             local: self.driver.is_some(),
@@ -331,6 +346,17 @@ impl Browser {
     }
 }
 
+/// Starts the configured kind's driver on a free loopback port, its log in `log_dir`.
+async fn start_driver(
+    config: &BrowserConfig,
+    log_dir: &Path,
+) -> Result<DriverProcess, BrowserError> {
+    let backend = config.kind.backend();
+    let program = backend.driver(config)?;
+    let args = |port| backend.driver_args(port);
+    DriverProcess::start(&program, args, log_dir, config.startup_timeout).await
+}
+
 /// One browser session (a browser process), kept by a worker and reset between scenarios.
 #[derive(Debug)]
 pub struct Session {
@@ -344,6 +370,9 @@ pub struct Session {
     framed: std::sync::atomic::AtomicBool,
     /// Whether the backend runs the page-events observer in every new document.
     watching: std::sync::Mutex<Option<String>>,
+    /// The session's own driver, for a browser whose driver serves one session; it ends after
+    /// the session, before the profile is removed.
+    driver: Option<DriverProcess>,
     _profile: tempfile::TempDir,
 }
 
@@ -684,6 +713,17 @@ impl Session {
             .close()
             .await
             .map_err(|e| BrowserError::command("close the session", e))
+    }
+
+    /// The process group of the driver this session owns, for a browser whose driver serves
+    /// one session (Firefox); `None` when it shares the [`Browser`]'s driver or is remote.
+    pub fn driver_process_group(&self) -> Option<u32> {
+        self.driver.as_ref().map(DriverProcess::process_group)
+    }
+
+    /// The browser kind this session drives.
+    pub fn kind(&self) -> BrowserKind {
+        self.kind
     }
 
     /// Sets whether the session is inside a frame, answering whether it was.

@@ -16,10 +16,13 @@ pub(super) fn read(env: &dyn Fn(&str) -> Option<String>) -> Layer {
         base_url: var("WINDUP_BASE_URL"),
         workers: text(var("WINDUP_WORKERS")),
         browser: BrowserLayer {
+            name: var("WINDUP_BROWSER"),
             headed: text(var("WINDUP_HEADED")),
             webdriver_url: var("WINDUP_WEBDRIVER_URL"),
             chromedriver: var("WINDUP_CHROMEDRIVER"),
             chrome: var("WINDUP_CHROME"),
+            geckodriver: var("WINDUP_GECKODRIVER"),
+            firefox: var("WINDUP_FIREFOX"),
             window: None,
         },
         llm: LlmLayer {

@@ -24,7 +24,7 @@ struct FileConfig {
     allowed_origins: Option<Vec<Spanned<String>>>,
     ignore_tags: Option<Vec<Spanned<String>>>,
     exclude: Option<Vec<Spanned<String>>>,
-    browser: Option<FileBrowser>,
+    browser: Option<Spanned<FileBrowserEntry>>,
     llm: Option<Spanned<FileLlm>>,
     accounts: Option<FileAccounts>,
 }
@@ -35,11 +35,47 @@ type FileAccounts = BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Spanned<
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileBrowser {
+    name: Option<Spanned<String>>,
     headless: Option<Spanned<bool>>,
     webdriver_url: Option<Spanned<String>>,
     chromedriver: Option<Spanned<String>>,
     chrome: Option<Spanned<String>>,
+    geckodriver: Option<Spanned<String>>,
+    firefox: Option<Spanned<String>>,
     window: Option<Spanned<Vec<i64>>>,
+}
+
+/// `browser = "firefox"`, the short form, or the `[browser]` table.
+#[derive(Debug)]
+enum FileBrowserEntry {
+    Name(String),
+    Table(Box<FileBrowser>),
+}
+
+impl<'de> Deserialize<'de> for FileBrowserEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entry;
+        impl<'de> serde::de::Visitor<'de> for Entry {
+            type Value = FileBrowserEntry;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a browser name such as \"firefox\", or a [browser] table")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Self::Value, E> {
+                Ok(FileBrowserEntry::Name(name.to_owned()))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let table = serde::de::value::MapAccessDeserializer::new(map);
+                FileBrowser::deserialize(table).map(|t| FileBrowserEntry::Table(Box::new(t)))
+            }
+        }
+        deserializer.deserialize_any(Entry)
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -87,14 +123,27 @@ impl File<'_> {
         })
     }
 
-    fn browser(&self, raw: FileBrowser) -> BrowserLayer {
+    fn browser(&self, entry: Spanned<FileBrowserEntry>) -> BrowserLayer {
+        let origin = self.origin(entry.span());
+        let raw = match entry.into_inner() {
+            FileBrowserEntry::Table(raw) => *raw,
+            FileBrowserEntry::Name(value) => {
+                return BrowserLayer {
+                    name: Some(Sourced { value, origin }),
+                    ..BrowserLayer::default()
+                };
+            }
+        };
         BrowserLayer {
+            name: raw.name.map(|v| self.sourced(v)),
             headed: raw
                 .headless
                 .map(|v| self.sourced(v).map(|headless| Written::Typed(!headless))),
             webdriver_url: raw.webdriver_url.map(|v| self.sourced(v)),
             chromedriver: raw.chromedriver.map(|v| self.sourced(v)),
             chrome: raw.chrome.map(|v| self.sourced(v)),
+            geckodriver: raw.geckodriver.map(|v| self.sourced(v)),
+            firefox: raw.firefox.map(|v| self.sourced(v)),
             window: raw.window.map(|v| self.sourced(v)),
         }
     }

@@ -28,11 +28,15 @@ pub(super) struct Layer {
 /// `[browser]` and what overrides it.
 #[derive(Debug, Default)]
 pub(super) struct BrowserLayer {
+    /// Which browser: `--browser`, `WINDUP_BROWSER`, `browser = "…"` or `[browser] name`.
+    pub(super) name: Option<Sourced<String>>,
     /// `--headed`, `WINDUP_HEADED`, or the file's `headless` turned round.
     pub(super) headed: Option<Sourced<Written<bool>>>,
     pub(super) webdriver_url: Option<Sourced<String>>,
     pub(super) chromedriver: Option<Sourced<String>>,
     pub(super) chrome: Option<Sourced<String>>,
+    pub(super) geckodriver: Option<Sourced<String>>,
+    pub(super) firefox: Option<Sourced<String>>,
     pub(super) window: Option<Sourced<Vec<i64>>>,
 }
 
@@ -90,10 +94,13 @@ impl Layer {
 impl BrowserLayer {
     fn over(self, lower: BrowserLayer) -> BrowserLayer {
         BrowserLayer {
+            name: self.name.or(lower.name),
             headed: self.headed.or(lower.headed),
             webdriver_url: self.webdriver_url.or(lower.webdriver_url),
             chromedriver: self.chromedriver.or(lower.chromedriver),
             chrome: self.chrome.or(lower.chrome),
+            geckodriver: self.geckodriver.or(lower.geckodriver),
+            firefox: self.firefox.or(lower.firefox),
             window: self.window.or(lower.window),
         }
     }

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::browser::BrowserConfig;
+use crate::browser::{BrowserConfig, BrowserKind};
 use crate::llm::Secret;
 
 mod env;
@@ -140,11 +140,15 @@ impl Reports {
 /// `[browser]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrowserSettings {
+    /// Which browser to drive.
+    pub kind: BrowserKind,
     pub headless: bool,
     /// A remote WebDriver; when set, no driver is started.
     pub webdriver_url: Option<String>,
     pub chromedriver: Option<PathBuf>,
     pub chrome: Option<PathBuf>,
+    pub geckodriver: Option<PathBuf>,
+    pub firefox: Option<PathBuf>,
     /// Width and height in CSS pixels.
     pub window: (u32, u32),
 }
@@ -152,10 +156,13 @@ pub struct BrowserSettings {
 impl Default for BrowserSettings {
     fn default() -> Self {
         BrowserSettings {
+            kind: BrowserKind::default(),
             headless: true,
             webdriver_url: None,
             chromedriver: None,
             chrome: None,
+            geckodriver: None,
+            firefox: None,
             window: (1280, 900),
         }
     }
@@ -289,12 +296,15 @@ impl Settings {
     /// The browser settings as the browser layer takes them.
     pub fn browser_config(&self) -> BrowserConfig {
         BrowserConfig {
+            kind: self.browser.kind,
             headless: self.browser.headless,
             window_width: self.browser.window.0,
             window_height: self.browser.window.1,
             webdriver_url: self.browser.webdriver_url.clone(),
             chromedriver: self.browser.chromedriver.clone(),
             chrome_binary: self.browser.chrome.clone(),
+            geckodriver: self.browser.geckodriver.clone(),
+            firefox_binary: self.browser.firefox.clone(),
             ..BrowserConfig::default()
         }
     }

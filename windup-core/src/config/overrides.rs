@@ -17,6 +17,8 @@ pub struct Overrides {
     pub report: Option<String>,
     /// `--base-url URL`: the site under test (`base_url`, `WINDUP_BASE_URL`).
     pub base_url: Option<String>,
+    /// `--browser NAME`: which browser to drive (`browser`, `WINDUP_BROWSER`).
+    pub browser: Option<String>,
 }
 
 impl Overrides {
@@ -31,6 +33,7 @@ impl Overrides {
                 .workers
                 .map(|n| flag("--workers", n.to_string()).map(Written::Text)),
             browser: BrowserLayer {
+                name: self.browser.clone().map(|name| flag("--browser", name)),
                 headed: self
                     .headed
                     .then(|| flag("--headed", String::new()).map(|_| Written::Typed(true))),

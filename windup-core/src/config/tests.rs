@@ -12,10 +12,13 @@ allowed_origins = ["https://Accounts.Example:443/", "http://localhost:9000", "ht
 ignore_tags = ["fails-by-design", "slow"]
 
 [browser]
+name = "firefox"
 headless = false
 webdriver_url = "http://grid:4444"
 chromedriver = "/usr/bin/chromedriver"
 chrome = "/usr/bin/chromium"
+geckodriver = "/usr/local/bin/geckodriver"
+firefox = "/usr/bin/firefox-esr"
 window = [1440, 1000]
 
 [llm]
@@ -77,13 +80,7 @@ fn defaults_without_a_file() {
             allowed_origins: Vec::new(),
             ignore_tags: Vec::new(),
             exclude: Vec::new(),
-            browser: BrowserSettings {
-                headless: true,
-                webdriver_url: None,
-                chromedriver: None,
-                chrome: None,
-                window: (1280, 900),
-            },
+            browser: BrowserSettings::default(),
             llm: None,
             accounts: BTreeMap::new(),
             artifacts_dir: PathBuf::from("proj/.windup/artifacts"),
@@ -117,10 +114,13 @@ fn a_full_file() {
     assert_eq!(
         settings.browser,
         BrowserSettings {
+            kind: BrowserKind::Firefox,
             headless: false,
             webdriver_url: Some("http://grid:4444".to_owned()),
             chromedriver: Some(PathBuf::from("/usr/bin/chromedriver")),
             chrome: Some(PathBuf::from("/usr/bin/chromium")),
+            geckodriver: Some(PathBuf::from("/usr/local/bin/geckodriver")),
+            firefox: Some(PathBuf::from("/usr/bin/firefox-esr")),
             window: (1440, 1000),
         }
     );
@@ -197,6 +197,20 @@ fn each_env_override() {
     assert_eq!(
         base(&[("WINDUP_CHROME", "/opt/chrome")]).browser.chrome,
         Some(PathBuf::from("/opt/chrome"))
+    );
+    assert_eq!(
+        base(&[("WINDUP_BROWSER", "Firefox")]).browser.kind,
+        BrowserKind::Firefox
+    );
+    assert_eq!(
+        base(&[("WINDUP_GECKODRIVER", "/opt/gd")])
+            .browser
+            .geckodriver,
+        Some(PathBuf::from("/opt/gd"))
+    );
+    assert_eq!(
+        base(&[("WINDUP_FIREFOX", "/opt/ff")]).browser.firefox,
+        Some(PathBuf::from("/opt/ff"))
     );
     let llm = base(&[
         ("WINDUP_LLM", "Anthropic"),
@@ -728,8 +742,10 @@ fn a_flag_wins_over_the_environment_and_the_file() {
         headed: true,
         report: Some("html=flag.html".to_owned()),
         base_url: Some("http://flag.example".to_owned()),
+        browser: Some("firefox".to_owned()),
     };
     let settings = with_flags(Some(toml), &env, &overrides).unwrap();
+    assert_eq!(settings.browser.kind, BrowserKind::Firefox);
     assert_eq!(settings.workers, 4);
     assert!(!settings.browser.headless);
     assert_eq!(settings.base_url.unwrap().as_str(), "http://flag.example/");
@@ -813,4 +829,36 @@ fn excluded_directories_are_under_the_scenarios_directory() {
             "{outside}: {err}"
         );
     }
+}
+
+#[test]
+fn the_browser_is_named_in_short_or_in_its_table_and_an_unknown_one_is_refused() {
+    let short = Settings::from_parts(root(), Some("browser = \"firefox\"\n"), &no_env).unwrap();
+    assert_eq!(short.browser.kind, BrowserKind::Firefox);
+    let table = "[browser]\nname = \"chromium\"\nheadless = false\n";
+    let settings = Settings::from_parts(root(), Some(table), &no_env).unwrap();
+    assert_eq!(settings.browser.kind, BrowserKind::Chromium);
+    assert!(!settings.browser.headless);
+
+    let err = Settings::from_parts(root(), Some("browser = \"safari\"\n"), &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("windup.toml:1:"), "{err}");
+    assert!(
+        err.contains("unknown browser \"safari\": Windup drives chromium and firefox"),
+        "{err}"
+    );
+    assert!(err.contains("`browser = \"firefox\"`"), "{err}");
+    let env = |name: &str| (name == "WINDUP_BROWSER").then(|| "edge".to_owned());
+    let err = Settings::from_parts(root(), None, &env)
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("WINDUP_BROWSER: unknown browser"), "{err}");
+    assert!(err.contains("WINDUP_BROWSER=firefox"), "{err}");
+    // The table still names its unknown keys.
+    let err = Settings::from_parts(root(), Some("[browser]\nnmae = \"firefox\"\n"), &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown key `nmae`"), "{err}");
+    assert!(err.contains("did you mean `name`?"), "{err}");
 }

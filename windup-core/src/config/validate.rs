@@ -11,6 +11,7 @@ use url::Url;
 use super::layer::{BrowserLayer, Layer, LlmLayer, RawAccount};
 use super::origin::{Origin, Sourced, Written};
 use super::{BrowserSettings, ConfigError, Reports, Settings, UpdateMode};
+use crate::browser::BrowserKind;
 use crate::llm::{LlmLimits, LlmSettings, Provider};
 use crate::steps::suggest::closest;
 
@@ -238,6 +239,10 @@ impl Rules<'_> {
     fn browser(&self, layer: &BrowserLayer) -> Checked<BrowserSettings> {
         let defaults = BrowserSettings::default();
         Ok(BrowserSettings {
+            kind: match &layer.name {
+                Some(name) => self.browser_kind(name)?,
+                None => defaults.kind,
+            },
             headless: match &layer.headed {
                 Some(headed) => !self.headed(headed)?,
                 None => defaults.headless,
@@ -248,10 +253,27 @@ impl Rules<'_> {
             },
             chromedriver: self.executable("chromedriver", layer.chromedriver.as_ref())?,
             chrome: self.executable("chrome", layer.chrome.as_ref())?,
+            geckodriver: self.executable("geckodriver", layer.geckodriver.as_ref())?,
+            firefox: self.executable("firefox", layer.firefox.as_ref())?,
             window: match &layer.window {
                 Some(window) => self.window(window)?,
                 None => defaults.window,
             },
+        })
+    }
+
+    /// `browser = "firefox"`, `WINDUP_BROWSER=chromium`, `--browser firefox`.
+    fn browser_kind(&self, value: &Sourced<String>) -> Checked<BrowserKind> {
+        value.value.parse().map_err(|_| {
+            self.error(
+                &value.origin,
+                format!(
+                    "unknown browser {:?}: Windup drives {}",
+                    value.value,
+                    BrowserKind::ALL.map(BrowserKind::as_str).join(" and ")
+                ),
+                format!("e.g. {}", value.origin.example("browser", "\"firefox\"")),
+            )
         })
     }
 
