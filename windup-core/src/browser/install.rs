@@ -53,87 +53,71 @@ pub enum InstallPlan {
     Manual(String),
 }
 
+/// The package managers looked for, in order.
+const MANAGERS: &[&str] = &["apt-get", "dnf", "pacman", "zypper", "brew"];
+
+/// geckodriver from crates.io, where the system has no package of it.
+const GECKODRIVER_CRATE: &[&str] = &["cargo", "install", "--locked", "geckodriver"];
+
+/// What `manager` runs to install `kind`.
+fn commands_of(manager: &str, kind: BrowserKind) -> Vec<&'static [&'static str]> {
+    use BrowserKind::{Chromium, Firefox};
+    match (manager, kind) {
+        ("apt-get", Chromium) => vec![
+            &["apt-get", "update"],
+            &["apt-get", "install", "-y", "chromium", "chromium-driver"],
+        ],
+        ("apt-get", Firefox) => vec![
+            &["apt-get", "update"],
+            &["apt-get", "install", "-y", "firefox-esr"],
+            GECKODRIVER_CRATE,
+        ],
+        ("dnf", Chromium) => vec![&["dnf", "install", "-y", "chromium", "chromedriver"]],
+        ("dnf", Firefox) => vec![&["dnf", "install", "-y", "firefox"], GECKODRIVER_CRATE],
+        ("pacman", Chromium) => vec![&["pacman", "-S", "--noconfirm", "chromium"]],
+        ("pacman", Firefox) => vec![&["pacman", "-S", "--noconfirm", "firefox", "geckodriver"]],
+        ("zypper", Chromium) => vec![&[
+            "zypper",
+            "--non-interactive",
+            "install",
+            "chromium",
+            "chromedriver",
+        ]],
+        ("zypper", Firefox) => vec![
+            &["zypper", "--non-interactive", "install", "MozillaFirefox"],
+            GECKODRIVER_CRATE,
+        ],
+        ("brew", Chromium) => vec![
+            &["brew", "install", "--cask", "chromium"],
+            &["brew", "install", "--cask", "chromedriver"],
+        ],
+        ("brew", Firefox) => vec![
+            &["brew", "install", "--cask", "firefox"],
+            &["brew", "install", "geckodriver"],
+        ],
+        _ => Vec::new(),
+    }
+}
+
 /// The install commands for `kind` with the first package manager found on PATH (apt-get, dnf,
-/// pacman, zypper, brew), with `sudo` when not running as root and sudo exists. Where the system
-/// has no geckodriver package, it comes from crates.io (`cargo install --locked geckodriver`).
+/// pacman, zypper, brew), with `sudo` for the system's package manager when not running as root
+/// and sudo exists. Where the system has no geckodriver package, it comes from crates.io.
 pub fn install_plan(kind: BrowserKind) -> InstallPlan {
     let has = |program: &str| find_executable(None, &[program], &[]).is_some();
     // SAFETY: geteuid has no preconditions and touches no memory.
     let root = unsafe { libc::geteuid() } == 0;
-    let elevate = |command: &[&str]| -> Vec<String> {
-        let sudo = (!root && has("sudo")).then_some("sudo");
-        sudo.into_iter()
-            .chain(command.iter().copied())
-            .map(str::to_owned)
-            .collect()
-    };
-    let plain =
-        |command: &[&str]| -> Vec<String> { command.iter().map(|c| (*c).to_owned()).collect() };
-    let geckodriver = plain(&["cargo", "install", "--locked", "geckodriver"]);
-    let firefox = kind == BrowserKind::Firefox;
-    if has("apt-get") {
-        let install = if firefox {
-            elevate(&["apt-get", "install", "-y", "firefox-esr"])
-        } else {
-            elevate(&["apt-get", "install", "-y", "chromium", "chromium-driver"])
-        };
-        let mut commands = vec![elevate(&["apt-get", "update"]), install];
-        commands.extend(firefox.then_some(geckodriver));
-        return InstallPlan::Commands(commands);
-    }
-    if has("dnf") {
-        let install = if firefox {
-            elevate(&["dnf", "install", "-y", "firefox"])
-        } else {
-            elevate(&["dnf", "install", "-y", "chromium", "chromedriver"])
-        };
-        return InstallPlan::Commands(
-            [install]
+    let sudo = !root && has("sudo");
+    if let Some(manager) = MANAGERS.iter().find(|m| has(m)) {
+        let commands = commands_of(manager, kind).into_iter().map(|command| {
+            let system = !matches!(command[0], "brew" | "cargo");
+            let elevate = (system && sudo).then_some("sudo");
+            elevate
                 .into_iter()
-                .chain(firefox.then_some(geckodriver))
-                .collect(),
-        );
-    }
-    if has("pacman") {
-        let packages: &[&str] = if firefox {
-            &["firefox", "geckodriver"]
-        } else {
-            &["chromium"]
-        };
-        let command = [&["pacman", "-S", "--noconfirm"], packages].concat();
-        return InstallPlan::Commands(vec![elevate(&command)]);
-    }
-    if has("zypper") {
-        let install = if firefox {
-            elevate(&["zypper", "--non-interactive", "install", "MozillaFirefox"])
-        } else {
-            elevate(&[
-                "zypper",
-                "--non-interactive",
-                "install",
-                "chromium",
-                "chromedriver",
-            ])
-        };
-        return InstallPlan::Commands(
-            [install]
-                .into_iter()
-                .chain(firefox.then_some(geckodriver))
-                .collect(),
-        );
-    }
-    if has("brew") {
-        return InstallPlan::Commands(if firefox {
-            vec![
-                plain(&["brew", "install", "--cask", "firefox"]),
-                plain(&["brew", "install", "geckodriver"]),
-            ]
-        } else {
-            vec![
-                plain(&["brew", "install", "--cask", "chromium"]),
-                plain(&["brew", "install", "--cask", "chromedriver"]),
-            ]
+                .chain(command.iter().copied())
+                .map(str::to_owned)
+                .collect()
         });
+        return InstallPlan::Commands(commands.collect());
     }
     let names = kind.names();
     InstallPlan::Manual(format!(
