@@ -17,6 +17,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use tokio::sync::OnceCell;
 use url::Url;
 
+use crate::browser::BrowserKind;
 use crate::config::Settings;
 use crate::events::{Reporter, RunEvent};
 use crate::runner::Outcome;
@@ -27,6 +28,7 @@ use crate::suite::{Running, Suite, Unloadable, is_ignored, load_scenarios};
 /// live as long as the tests do (a server handle, a child process) — dropped after the last one.
 pub struct Setup {
     base_url: Option<Url>,
+    browser: Option<BrowserKind>,
     guard: Option<Box<dyn Any + Send>>,
     error: Option<String>,
 }
@@ -37,6 +39,7 @@ impl Setup {
         match Url::parse(base_url) {
             Ok(url) => Self {
                 base_url: Some(url),
+                browser: None,
                 guard: None,
                 error: None,
             },
@@ -50,9 +53,17 @@ impl Setup {
     pub fn from_config() -> Self {
         Self {
             base_url: None,
+            browser: None,
             guard: None,
             error: None,
         }
+    }
+
+    /// Runs the scenarios in `kind` whatever windup.toml and `WINDUP_BROWSER` say: for a second
+    /// test target that replays the same plans in another browser.
+    pub fn in_browser(mut self, kind: BrowserKind) -> Self {
+        self.browser = Some(kind);
+        self
     }
 
     /// Keeps `guard` alive until every scenario has run.
@@ -65,6 +76,7 @@ impl Setup {
     pub fn failed(message: impl Into<String>) -> Self {
         Self {
             base_url: None,
+            browser: None,
             guard: None,
             error: Some(message.into()),
         }
@@ -130,7 +142,11 @@ impl Harness {
                     .to_owned(),
             );
         };
-        let running = Suite::new(self.settings.clone(), base_url)
+        let mut settings = self.settings.clone();
+        if let Some(kind) = setup.browser {
+            settings.browser.kind = kind;
+        }
+        let running = Suite::new(settings, base_url)
             .reporter(Stderr)
             .start(self.planned, Vec::new())
             .await
