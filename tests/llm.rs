@@ -297,6 +297,47 @@ async fn bad_answers_are_fed_back_and_retried_within_bounds() {
     stage.close().await;
 }
 
+/// A refusal fails the scenario saying what to do, and the tokens the provider billed for it are
+/// in the ledger, through each provider's wire format.
+#[tokio::test]
+async fn a_refusal_fails_the_scenario_and_its_billed_tokens_are_ledgered() {
+    let stage = Stage::start().await;
+    for wire in [Wire::OpenAi, Wire::Gemini, Wire::Anthropic] {
+        let project = Project::with(&[]);
+        project.write("mugs-in-cart", MUGS);
+        let fake = FakeProvider::start().await.unwrap();
+        fake.push(Reply::Refusal {
+            message: "I can't help with that.".to_owned(),
+            input_tokens: 1_234,
+            output_tokens: 56,
+        });
+        let settings = settings(&project, wire, &fake, "");
+        let result = stage.run(&settings, &project, "mugs-in-cart").await;
+        let (message, class) = failed(&result);
+        assert_eq!(class, FailureClass::Setup, "{wire:?}");
+        assert!(
+            message.contains("refused to answer")
+                && message.contains("reword the task or hints that led to it"),
+            "{message}"
+        );
+        assert_eq!(
+            fake.requests().len(),
+            1,
+            "{wire:?}: a refusal is not retried"
+        );
+        well_formed(&fake.requests());
+        let ledger = records(&project);
+        let calls: Vec<(u64, u64, Option<&str>)> = ledger[0]
+            .llm_calls
+            .iter()
+            .map(|c| (c.input_tokens, c.output_tokens, c.failure.as_deref()))
+            .collect();
+        assert_eq!(calls, [(1_234, 56, Some("refused"))], "{wire:?}");
+        assert!(PlanCacheIsEmpty::check(&project));
+    }
+    stage.close().await;
+}
+
 struct PlanCacheIsEmpty;
 
 impl PlanCacheIsEmpty {

@@ -6,8 +6,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use windup_core::ledger::PriceTable;
 use windup_core::llm::{
-    self, Called, LlmError, LlmSettings, Message, Prompt, Provider, Request, Role, Secret,
+    self, Called, LlmError, LlmSettings, Message, Prompt, Provider, Request, Role, Secret, Usage,
 };
 use windup_fake_provider::{FakeProvider, Reply, Wire};
 
@@ -158,8 +159,9 @@ async fn a_refused_key_is_not_retried() {
     assert_eq!(called.attempts.len(), 1);
     assert_eq!(
         err.to_string(),
-        "anthropic answered HTTP 401: invalid x-api-key; check the API key (the variable \
-         `api_key_env` names, or the provider's default)"
+        "anthropic answered HTTP 401: invalid x-api-key; the API key is not valid: set the \
+         environment variable ANTHROPIC_API_KEY to a valid key (or `api_key_env` under [llm] to \
+         the variable that holds one)"
     );
     assert_eq!(fake.pending(), 1, "the next reply was never asked for");
 }
@@ -231,4 +233,125 @@ async fn an_answer_that_is_not_json_is_passed_on_as_text() {
         let completion = called.result.unwrap_or_else(|e| panic!("{wire:?}: {e}"));
         assert_eq!(completion.text, "{\"actions\": [", "{wire:?}");
     }
+}
+
+/// A refusal stays an error, and what the provider billed for it reaches the ledger.
+#[tokio::test]
+async fn a_refusal_is_an_error_whose_tokens_reach_the_ledger() {
+    for wire in WIRES {
+        let fake = FakeProvider::start().await.unwrap();
+        fake.push(Reply::Refusal {
+            message: "I can't help with that.".to_owned(),
+            input_tokens: 321,
+            output_tokens: 7,
+        });
+        let settings = settings(wire, &fake, 3, Duration::from_secs(5));
+        let called = ask(&settings).await;
+        let Err(err) = &called.result else {
+            panic!("{wire:?}: a refusal is no answer")
+        };
+        assert_eq!(err.class(), "refused", "{wire:?}: {err}");
+        let provider = settings.provider.as_str();
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("{provider} refused to answer: "))
+                && text.ends_with(
+                    "; reword the task or hints that led to it, or set another `model` under [llm]"
+                ),
+            "{text}"
+        );
+        let billed = Usage {
+            input_tokens: 321,
+            output_tokens: 7,
+        };
+        assert_eq!(
+            called.attempts.len(),
+            1,
+            "{wire:?}: a refusal is not retried"
+        );
+        assert_eq!(called.attempts[0].usage, billed, "{wire:?}");
+        assert_eq!(called.attempts[0].failure, Some("refused"));
+
+        let client = llm::client(&settings).unwrap();
+        let mut calls = Vec::new();
+        let prices = PriceTable::default();
+        windup_core::planner::llm::record(&*client, &prices, "plan", &called, None, &mut calls);
+        let ledger: Vec<(u64, u64, Option<&str>)> = calls
+            .iter()
+            .map(|c| (c.input_tokens, c.output_tokens, c.failure.as_deref()))
+            .collect();
+        assert_eq!(ledger, [(321, 7, Some("refused"))], "{wire:?}");
+        well_formed(&fake);
+    }
+}
+
+/// Gemini names its wait in the 429's body (`RetryInfo.retryDelay`), not in `Retry-After`.
+#[tokio::test]
+async fn gemini_s_retry_info_is_waited_for_before_the_retry() {
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::RateLimited {
+        retry_delay: "1.2s".to_owned(),
+    });
+    fake.push(Reply::Json(answer()));
+    let called = ask(&settings(Wire::Gemini, &fake, 3, Duration::from_secs(5))).await;
+    assert!(called.result.is_ok(), "{:?}", called.result);
+    let failures: Vec<_> = called.attempts.iter().map(|a| a.failure).collect();
+    assert_eq!(failures, [Some("rate_limited"), None]);
+    let requests = fake.requests();
+    let gap = requests[1].received - requests[0].received;
+    // The first backoff alone is 0.5 s.
+    assert!(gap >= Duration::from_millis(1_200), "retried after {gap:?}");
+    well_formed(&fake);
+
+    // A wait over the cap `Retry-After` has (60 s) is not made; the error says how long.
+    fake.push(Reply::RateLimited {
+        retry_delay: "3600.5s".to_owned(),
+    });
+    let started = Instant::now();
+    let called = ask(&settings(Wire::Gemini, &fake, 3, Duration::from_secs(5))).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(called.attempts.len(), 1);
+    let err = called.result.unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("the provider asks to wait 3601s; try again then, or raise your rate limit"),
+        "{err}"
+    );
+}
+
+/// A key the provider does not know: said as such, naming the variable it came from, once.
+#[tokio::test]
+async fn an_invalid_key_says_so_and_names_its_variable() {
+    let mut messages = Vec::new();
+    for wire in WIRES {
+        let fake = FakeProvider::start().await.unwrap();
+        fake.push(Reply::InvalidKey);
+        fake.push(Reply::Json(answer()));
+        let called = ask(&settings(wire, &fake, 3, Duration::from_secs(5))).await;
+        let err = called.result.unwrap_err();
+        assert_eq!(called.attempts.len(), 1, "{wire:?}: not retried");
+        assert_eq!(
+            fake.pending(),
+            1,
+            "{wire:?}: the next reply was never asked for"
+        );
+        assert!(
+            !format!("{err} {err:?}").contains("test-key-123"),
+            "{err:?}"
+        );
+        messages.push(err.to_string());
+    }
+    insta::assert_snapshot!("invalid_key_messages", messages.join("\n"));
+
+    // The variable `api_key_env` names is the one to check.
+    let fake = FakeProvider::start().await.unwrap();
+    fake.push(Reply::InvalidKey);
+    let mut settings = settings(Wire::Gemini, &fake, 0, Duration::from_secs(5));
+    settings.api_key_env = Some("TEAM_GEMINI_KEY".to_owned());
+    let err = ask(&settings).await.result.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("set the environment variable TEAM_GEMINI_KEY to a valid key"),
+        "{err}"
+    );
 }

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::check::{self, Fields};
 use crate::image::{self, Tally};
-use crate::render::{Answer, Exchange};
+use crate::render::{Answer, Exchange, Refusal};
 
 /// The only API version the Messages API has.
 const VERSION: &str = "2023-06-01";
@@ -254,6 +254,28 @@ pub(crate) fn answer(exchange: &Exchange, answer: &Answer<'_>) -> Value {
         "usage": {
             "input_tokens": exchange.input_tokens,
             "output_tokens": crate::render::tokens(output.len())
+        }
+    })
+}
+
+/// A message that stopped with `stop_reason: "refusal"`, the refusal's words as its text.
+pub(crate) fn refusal(exchange: &Exchange, refusal: &Refusal<'_>) -> Value {
+    let content: Vec<Value> = [refusal.message]
+        .into_iter()
+        .filter(|text| !text.is_empty())
+        .map(|text| json!({ "type": "text", "text": text }))
+        .collect();
+    json!({
+        "id": format!("msg_fake_{}", exchange.seq),
+        "type": "message",
+        "role": "assistant",
+        "model": exchange.model,
+        "content": content,
+        "stop_reason": "refusal",
+        "stop_sequence": null,
+        "usage": {
+            "input_tokens": refusal.input_tokens,
+            "output_tokens": refusal.output_tokens
         }
     })
 }

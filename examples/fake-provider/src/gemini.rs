@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::check::{self, Fields};
 use crate::image::{self, Tally};
-use crate::render::{Answer, Exchange};
+use crate::render::{Answer, Exchange, Refusal};
 
 /// Every way the request differs from a well-formed JSON-schema generateContent request.
 pub(crate) fn check(
@@ -191,4 +191,79 @@ pub(crate) fn error(status: StatusCode, message: &str) -> Value {
         _ => "UNKNOWN",
     };
     json!({ "error": { "code": status.as_u16(), "message": message, "status": name } })
+}
+
+/// A blocked prompt: `promptFeedback.blockReason`, no candidates, and the usage all the same.
+pub(crate) fn refusal(exchange: &Exchange, refusal: &Refusal<'_>) -> Value {
+    let mut usage = json!({
+        "promptTokenCount": refusal.input_tokens,
+        "totalTokenCount": refusal.input_tokens + refusal.output_tokens
+    });
+    if refusal.output_tokens > 0 {
+        usage["candidatesTokenCount"] = json!(refusal.output_tokens);
+    }
+    json!({
+        "promptFeedback": {
+            "blockReason": "SAFETY",
+            "safetyRatings": [{
+                "category": "HARM_CATEGORY_DANGEROUS_CONTENT",
+                "probability": "HIGH",
+                "blocked": true
+            }]
+        },
+        "usageMetadata": usage,
+        "modelVersion": exchange.model,
+        "responseId": format!("fake-{}", exchange.seq)
+    })
+}
+
+/// Google's 429 for a spent quota, the wait in a `RetryInfo` among its details.
+pub(crate) fn quota_exhausted(exchange: &Exchange, retry_delay: &str) -> Value {
+    json!({ "error": {
+        "code": 429,
+        "message": "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
+        "status": "RESOURCE_EXHAUSTED",
+        "details": [
+            {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [{
+                    "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                    "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                    "quotaDimensions": { "location": "global", "model": exchange.model },
+                    "quotaValue": "10"
+                }]
+            },
+            {
+                "@type": "type.googleapis.com/google.rpc.Help",
+                "links": [{
+                    "description": "Learn more about Gemini API quotas",
+                    "url": "https://ai.google.dev/gemini-api/docs/rate-limits"
+                }]
+            },
+            { "@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay }
+        ]
+    } })
+}
+
+/// Google's 400 for an API key it does not know.
+pub(crate) fn invalid_key() -> Value {
+    let message = "API key not valid. Please pass a valid API key.";
+    json!({ "error": {
+        "code": 400,
+        "message": message,
+        "status": "INVALID_ARGUMENT",
+        "details": [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "API_KEY_INVALID",
+                "domain": "googleapis.com",
+                "metadata": { "service": "generativelanguage.googleapis.com" }
+            },
+            {
+                "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
+                "locale": "en-US",
+                "message": message
+            }
+        ]
+    } })
 }

@@ -32,7 +32,7 @@ mod strict;
 use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -84,6 +84,34 @@ pub enum Reply {
         /// The error message in the body.
         message: String,
     },
+    /// A refusal that is billed all the same, as each wire says it: OpenAI a message whose
+    /// `refusal` is `message` (and `content` null); Anthropic `stop_reason: "refusal"` with
+    /// `message` as a text block; Gemini a blocked prompt, `promptFeedback.blockReason: "SAFETY"`
+    /// and no candidates (a block carries a reason code, not words, so `message` is left out).
+    /// Each reports these token counts as its usage (Gemini's `candidatesTokenCount` only when
+    /// `output_tokens` is not zero).
+    Refusal {
+        /// The model's words of refusal.
+        message: String,
+        /// The input tokens the usage reports.
+        input_tokens: u64,
+        /// The output tokens the usage reports.
+        output_tokens: u64,
+    },
+    /// A 429 whose body says how long to wait, as Gemini's does: `RESOURCE_EXHAUSTED` with
+    /// `error.details[]` holding a `google.rpc.QuotaFailure`, a `google.rpc.Help` and a
+    /// `google.rpc.RetryInfo` whose `retryDelay` is this protobuf Duration (such as `"1.2s"`),
+    /// and no `Retry-After` header. OpenAI and Anthropic have no such field: they get their plain
+    /// 429, with no wait given.
+    RateLimited {
+        /// The `retryDelay`, as written.
+        retry_delay: String,
+    },
+    /// The answer to an API key the provider does not know, in each wire's words: OpenAI's 401
+    /// `invalid_api_key`, Anthropic's 401 `authentication_error`, Gemini's 400
+    /// `INVALID_ARGUMENT` with a `google.rpc.ErrorInfo` of reason `API_KEY_INVALID`. None of
+    /// them repeats the key.
+    InvalidKey,
     /// The inner reply, sent after this delay.
     Slow(Duration, Box<Reply>),
     /// The inner reply's headers (with a Content-Length of the full body) and only the first half
@@ -107,6 +135,8 @@ pub struct Recorded {
     pub problems: Vec<String>,
     /// How many images (image parts or blocks, well-formed or not) the request's messages carry.
     pub images: usize,
+    /// When the request had arrived whole, before any reply to it was made.
+    pub received: Instant,
 }
 
 /// A fake LLM provider serving on a free port of 127.0.0.1; stops when dropped.
@@ -266,6 +296,7 @@ async fn receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let received = Instant::now();
     let path = uri.path().to_owned();
     let json: Option<Value> = serde_json::from_slice(&body).ok();
     let route = Route::of(&path);
@@ -286,6 +317,7 @@ async fn receive(
             body: json.clone().unwrap_or(Value::Null),
             problems: problems.clone(),
             images: images.count,
+            received,
         });
         log.len()
     };

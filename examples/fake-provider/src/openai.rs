@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::check::{self, Fields};
 use crate::image::{self, Tally};
-use crate::render::{Answer, Exchange};
+use crate::render::{Answer, Exchange, Refusal};
 use crate::strict;
 
 /// The message roles a structured-output request may use.
@@ -219,4 +219,35 @@ pub(crate) fn error(status: StatusCode, message: &str) -> Value {
         _ => ("invalid_request_error", Value::Null),
     };
     json!({ "error": { "message": message, "type": kind, "param": null, "code": code } })
+}
+
+/// A chat completion whose assistant message refuses: `refusal` set, `content` null.
+pub(crate) fn refusal(exchange: &Exchange, refusal: &Refusal<'_>) -> Value {
+    json!({
+        "id": format!("chatcmpl-fake-{}", exchange.seq),
+        "object": "chat.completion",
+        "created": crate::render::CREATED,
+        "model": exchange.model,
+        "choices": [{
+            "index": 0,
+            "message": { "role": "assistant", "content": null, "refusal": refusal.message },
+            "logprobs": null,
+            "finish_reason": "stop"
+        }],
+        "usage": {
+            "prompt_tokens": refusal.input_tokens,
+            "completion_tokens": refusal.output_tokens,
+            "total_tokens": refusal.input_tokens + refusal.output_tokens
+        }
+    })
+}
+
+/// OpenAI's 401 for an API key it does not know.
+pub(crate) fn invalid_key() -> Value {
+    json!({ "error": {
+        "message": "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+        "type": "invalid_request_error",
+        "param": null,
+        "code": "invalid_api_key"
+    } })
 }

@@ -43,6 +43,13 @@ impl Answer<'_> {
     }
 }
 
+/// A scripted refusal, with the usage it reports.
+pub(crate) struct Refusal<'a> {
+    pub message: &'a str,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
 /// Tokens for `len` bytes of text: a quarter, at least one, the same every run.
 pub(crate) fn tokens(len: usize) -> u64 {
     (len as u64 / 4).max(1)
@@ -87,7 +94,21 @@ pub(crate) async fn reply(wire: Wire, exchange: &Exchange, mut reply: Reply) -> 
             answer_or_status => break answer_or_status,
         }
     };
-    let (status, retry_after, body) = match reply {
+    let (status, retry_after, body) = response(wire, exchange, reply);
+    if truncated {
+        cut_short(status, retry_after, &body)
+    } else {
+        complete(status, retry_after, &body)
+    }
+}
+
+/// The status, `Retry-After` header and body of a reply that is neither slow nor cut short.
+fn response(
+    wire: Wire,
+    exchange: &Exchange,
+    reply: Reply,
+) -> (StatusCode, Option<HeaderValue>, Value) {
+    match reply {
         Reply::Json(value) => (
             StatusCode::OK,
             None,
@@ -98,6 +119,23 @@ pub(crate) async fn reply(wire: Wire, exchange: &Exchange, mut reply: Reply) -> 
             None,
             answer(wire, exchange, &Answer::Text(&text)),
         ),
+        Reply::Refusal {
+            message,
+            input_tokens,
+            output_tokens,
+        } => {
+            let refusal = Refusal {
+                message: &message,
+                input_tokens,
+                output_tokens,
+            };
+            let body = match wire {
+                Wire::OpenAi => openai::refusal(exchange, &refusal),
+                Wire::Gemini => gemini::refusal(exchange, &refusal),
+                Wire::Anthropic => anthropic::refusal(exchange, &refusal),
+            };
+            (StatusCode::OK, None, body)
+        }
         Reply::Status {
             status,
             retry_after,
@@ -114,12 +152,28 @@ pub(crate) async fn reply(wire: Wire, exchange: &Exchange, mut reply: Reply) -> 
                 error_body(wire, status, &message, exchange.seq),
             )
         }
-        Reply::Slow(..) | Reply::Truncated(..) => unreachable!("unwrapped above"),
-    };
-    if truncated {
-        cut_short(status, retry_after, &body)
-    } else {
-        complete(status, retry_after, &body)
+        Reply::RateLimited { retry_delay } => {
+            let status = StatusCode::TOO_MANY_REQUESTS;
+            let body = match wire {
+                Wire::Gemini => gemini::quota_exhausted(exchange, &retry_delay),
+                Wire::OpenAi | Wire::Anthropic => {
+                    error_body(wire, status, "Rate limit reached.", exchange.seq)
+                }
+            };
+            (status, None, body)
+        }
+        Reply::InvalidKey => {
+            let (status, body) = match wire {
+                Wire::OpenAi => (StatusCode::UNAUTHORIZED, openai::invalid_key()),
+                Wire::Gemini => (StatusCode::BAD_REQUEST, gemini::invalid_key()),
+                Wire::Anthropic => (
+                    StatusCode::UNAUTHORIZED,
+                    anthropic::error(StatusCode::UNAUTHORIZED, "invalid x-api-key", exchange.seq),
+                ),
+            };
+            (status, None, body)
+        }
+        Reply::Slow(..) | Reply::Truncated(..) => unreachable!("unwrapped by `reply`"),
     }
 }
 

@@ -1,5 +1,6 @@
-//! The script: replies served first in, first out, errors, delays, truncation, exhaustion; and
-//! the record's redaction and the server's shutdown.
+//! The script: replies served first in, first out, errors, refusals, rate limits that name their
+//! wait, invalid keys, delays, truncation, exhaustion; and the record's redaction and arrival
+//! times, and the server's shutdown.
 
 mod common;
 
@@ -255,4 +256,155 @@ async fn dropping_the_provider_stops_the_server() {
         assert!(Instant::now() < deadline, "still accepting at {addr}");
         tokio::task::yield_now().await;
     }
+}
+
+#[tokio::test]
+async fn a_refusal_is_billed_in_each_wires_own_shape() {
+    let provider = start().await;
+    for _ in WIRES {
+        provider.push(Reply::Refusal {
+            message: "I can't help with that.".to_owned(),
+            input_tokens: 321,
+            output_tokens: 7,
+        });
+    }
+    let (openai, _) = send(&provider, Wire::OpenAi).await;
+    let (gemini, _) = send(&provider, Wire::Gemini).await;
+    let (anthropic, _) = send(&provider, Wire::Anthropic).await;
+    for answer in [&openai, &gemini, &anthropic] {
+        assert_eq!(answer.status, StatusCode::OK);
+    }
+
+    let message = &openai.body["choices"][0]["message"];
+    assert_eq!(message["refusal"], "I can't help with that.");
+    assert_eq!(message["content"], json!(null));
+    assert_eq!(
+        openai.body["usage"],
+        json!({ "prompt_tokens": 321, "completion_tokens": 7, "total_tokens": 328 })
+    );
+
+    assert_eq!(gemini.body["promptFeedback"]["blockReason"], "SAFETY");
+    assert!(gemini.body.get("candidates").is_none(), "a blocked prompt");
+    assert_eq!(
+        gemini.body["usageMetadata"],
+        json!({ "promptTokenCount": 321, "candidatesTokenCount": 7, "totalTokenCount": 328 })
+    );
+
+    assert_eq!(anthropic.body["stop_reason"], "refusal");
+    assert_eq!(
+        anthropic.body["content"],
+        json!([{ "type": "text", "text": "I can't help with that." }])
+    );
+    assert_eq!(
+        anthropic.body["usage"],
+        json!({ "input_tokens": 321, "output_tokens": 7 })
+    );
+}
+
+#[tokio::test]
+async fn a_blocked_prompt_with_no_output_reports_only_its_prompt() {
+    let provider = common::provider_with(Reply::Refusal {
+        message: String::new(),
+        input_tokens: 50,
+        output_tokens: 0,
+    })
+    .await;
+    let (gemini, _) = send(&provider, Wire::Gemini).await;
+    assert_eq!(
+        gemini.body["usageMetadata"],
+        json!({ "promptTokenCount": 50, "totalTokenCount": 50 })
+    );
+}
+
+#[tokio::test]
+async fn a_rate_limit_names_its_wait_in_the_body_where_gemini_does() {
+    let provider = start().await;
+    for _ in WIRES {
+        provider.push(Reply::RateLimited {
+            retry_delay: "1.2s".to_owned(),
+        });
+    }
+    let (openai, _) = send(&provider, Wire::OpenAi).await;
+    let (gemini, _) = send(&provider, Wire::Gemini).await;
+    let (anthropic, _) = send(&provider, Wire::Anthropic).await;
+    for answer in [&openai, &gemini, &anthropic] {
+        assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
+        assert!(!answer.headers.contains_key("retry-after"), "the body only");
+    }
+    assert_eq!(gemini.body["error"]["status"], "RESOURCE_EXHAUSTED");
+    let details = gemini.body["error"]["details"].as_array().unwrap();
+    let kinds: Vec<&str> = details
+        .iter()
+        .map(|d| d["@type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "type.googleapis.com/google.rpc.QuotaFailure",
+            "type.googleapis.com/google.rpc.Help",
+            "type.googleapis.com/google.rpc.RetryInfo"
+        ]
+    );
+    assert_eq!(details[2]["retryDelay"], "1.2s");
+    assert_eq!(
+        details[0]["violations"][0]["quotaDimensions"]["model"],
+        common::GEMINI_MODEL
+    );
+    assert_eq!(openai.body["error"]["code"], "rate_limit_exceeded");
+    assert_eq!(anthropic.body["error"]["type"], "rate_limit_error");
+}
+
+#[tokio::test]
+async fn an_invalid_key_is_answered_as_each_provider_does() {
+    let provider = start().await;
+    for _ in WIRES {
+        provider.push(Reply::InvalidKey);
+    }
+    let (openai, _) = send(&provider, Wire::OpenAi).await;
+    let (gemini, _) = send(&provider, Wire::Gemini).await;
+    let (anthropic, _) = send(&provider, Wire::Anthropic).await;
+
+    assert_eq!(openai.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(openai.body["error"]["code"], "invalid_api_key");
+    assert_eq!(gemini.status, StatusCode::BAD_REQUEST);
+    assert_eq!(gemini.body["error"]["status"], "INVALID_ARGUMENT");
+    assert_eq!(
+        gemini.body["error"]["message"],
+        "API key not valid. Please pass a valid API key."
+    );
+    assert_eq!(
+        gemini.body["error"]["details"][0]["reason"],
+        "API_KEY_INVALID"
+    );
+    assert_eq!(anthropic.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        anthropic.body["error"],
+        json!({ "type": "authentication_error", "message": "invalid x-api-key" })
+    );
+    for (answer, key) in [
+        (&openai, common::OPENAI_KEY),
+        (&gemini, common::GEMINI_KEY),
+        (&anthropic, common::ANTHROPIC_KEY),
+    ] {
+        assert!(!answer.body.to_string().contains(key), "{key} echoed");
+    }
+}
+
+#[tokio::test]
+async fn each_request_is_recorded_with_when_it_arrived() {
+    let provider = start().await;
+    let delay = Duration::from_millis(300);
+    provider.push(Reply::Slow(delay, Box::new(Reply::Json(json!({})))));
+    provider.push(Reply::Json(json!({})));
+    let before = Instant::now();
+    send(&provider, Wire::OpenAi).await;
+    let answered = Instant::now();
+    send(&provider, Wire::Anthropic).await;
+    let recorded = provider.requests();
+    assert!(before <= recorded[0].received);
+    assert!(
+        recorded[0].received + delay <= answered,
+        "received before the reply's delay"
+    );
+    assert!(answered <= recorded[1].received);
 }

@@ -110,20 +110,26 @@ pub(super) fn read(bytes: &[u8], tool: &str) -> Result<Completion, LlmError> {
         problem,
     };
     let value = json_body("anthropic", bytes)?;
-    let blocks = value
-        .get("content")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("no `content` list".to_owned()))?;
     let stop = value
         .get("stop_reason")
         .and_then(Value::as_str)
         .unwrap_or("");
+    let usage = Usage {
+        input_tokens: number(&value, "/usage/input_tokens"),
+        output_tokens: number(&value, "/usage/output_tokens"),
+    };
     if stop == "refusal" {
+        // A refusal is billed like an answer.
         return Err(LlmError::Refused {
             provider: "anthropic".to_owned(),
             message: "the model declined to answer (stop_reason refusal)".to_owned(),
+            usage,
         });
     }
+    let blocks = value
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no `content` list".to_owned()))?;
     let called = blocks.iter().find(|block| {
         block.get("type").and_then(Value::as_str) == Some("tool_use")
             && block.get("name").and_then(Value::as_str) == Some(tool)
@@ -138,10 +144,7 @@ pub(super) fn read(bytes: &[u8], tool: &str) -> Result<Completion, LlmError> {
     };
     Ok(Completion {
         text,
-        usage: Usage {
-            input_tokens: number(&value, "/usage/input_tokens"),
-            output_tokens: number(&value, "/usage/output_tokens"),
-        },
+        usage,
         truncated: stop == "max_tokens",
     })
 }

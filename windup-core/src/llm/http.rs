@@ -50,6 +50,19 @@ pub(super) struct Transport {
     client: reqwest::Client,
     policy: RetryPolicy,
     timeout: Duration,
+    /// The name of the environment variable the key comes from, for messages about the key.
+    key_env: Option<String>,
+    /// Reads what the provider's error bodies say beyond their message.
+    details: fn(&[u8]) -> ErrorDetails,
+}
+
+/// What a provider's error body says beyond its message, in a shape only that provider uses.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct ErrorDetails {
+    /// How long the provider asks to wait before trying again.
+    pub(super) retry_delay: Option<Duration>,
+    /// The provider says the API key is not valid, whatever the status.
+    pub(super) key_invalid: bool,
 }
 
 /// What an attempt ended with, before retry decisions.
@@ -64,6 +77,7 @@ impl Transport {
         provider: &str,
         policy: RetryPolicy,
         timeout: Duration,
+        key_env: Option<String>,
     ) -> Result<Self, LlmError> {
         let client = reqwest::Client::builder()
             .timeout(timeout)
@@ -77,7 +91,14 @@ impl Transport {
             client,
             policy,
             timeout,
+            key_env,
+            details: |_| ErrorDetails::default(),
         })
+    }
+
+    /// This transport, reading error bodies' details with `details`.
+    pub(super) fn reading_details(self, details: fn(&[u8]) -> ErrorDetails) -> Self {
+        Self { details, ..self }
     }
 
     /// Posts `body` to `url` with `headers`, reading a 2xx answer with `read`. Failures in
@@ -115,7 +136,7 @@ impl Transport {
                         Failure::Final(error) => (error, None),
                     };
                     attempts.push(Attempt {
-                        usage: Default::default(),
+                        usage: error.usage(),
                         latency,
                         retried,
                         failure: Some(error.class()),
@@ -169,15 +190,22 @@ impl Transport {
         if status.is_success() {
             return read(&bytes).map_err(Failure::Final);
         }
+        let details = (self.details)(&bytes);
+        let wait = retry_after.or(details.retry_delay);
+        let hint = if details.key_invalid {
+            key_hint(self.key_env.as_deref())
+        } else {
+            hint(status, wait, &self.policy, self.key_env.as_deref())
+        };
         let error = LlmError::Status {
             provider: self.provider.clone(),
             status: status.as_u16(),
             message: error_message(&bytes),
-            hint: hint(status, retry_after, &self.policy),
+            hint,
             attempts: 1,
         };
-        if is_transient(status) {
-            Err(Failure::Transient(error, retry_after))
+        if is_transient(status) && !details.key_invalid {
+            Err(Failure::Transient(error, wait))
         } else {
             Err(Failure::Final(error))
         }
@@ -248,12 +276,21 @@ fn is_transient(status: StatusCode) -> bool {
     )
 }
 
-fn hint(status: StatusCode, retry_after: Option<Duration>, policy: &RetryPolicy) -> String {
+fn hint(
+    status: StatusCode,
+    retry_after: Option<Duration>,
+    policy: &RetryPolicy,
+    key_env: Option<&str>,
+) -> String {
     match status.as_u16() {
-        401 | 403 => {
-            "check the API key (the variable `api_key_env` names, or the provider's default)"
-                .to_owned()
-        }
+        401 => key_hint(key_env),
+        403 => match key_env {
+            Some(variable) => format!(
+                "check that the API key in the environment variable {variable} may use this API \
+                 and `model`"
+            ),
+            None => "check that the server lets this client use `model`".to_owned(),
+        },
         404 => "check `model` and `base_url` under [llm]".to_owned(),
         400 | 422 => {
             "the provider rejected the request; check `model` supports structured output".to_owned()
@@ -261,7 +298,7 @@ fn hint(status: StatusCode, retry_after: Option<Duration>, policy: &RetryPolicy)
         429 => match retry_after {
             Some(after) if after > policy.max_retry_after => format!(
                 "the provider asks to wait {}s; try again then, or raise your rate limit",
-                after.as_secs()
+                after.as_secs() + u64::from(after.subsec_nanos() > 0)
             ),
             _ => "rate limited: try again later, lower `workers`, or raise your rate limit"
                 .to_owned(),
@@ -270,6 +307,20 @@ fn hint(status: StatusCode, retry_after: Option<Duration>, policy: &RetryPolicy)
             "the provider is failing; try again later".to_owned()
         }
         _ => "see the provider's message".to_owned(),
+    }
+}
+
+/// What to do about a key the provider does not accept, naming where it comes from (never the
+/// key).
+fn key_hint(key_env: Option<&str>) -> String {
+    match key_env {
+        Some(variable) => format!(
+            "the API key is not valid: set the environment variable {variable} to a valid key \
+             (or `api_key_env` under [llm] to the variable that holds one)"
+        ),
+        None => "the server wants an API key: set `api_key_env` under [llm] to the environment \
+                 variable that holds it"
+            .to_owned(),
     }
 }
 
@@ -339,12 +390,14 @@ fn error_message(body: &[u8]) -> String {
         .and_then(Value::as_str)
         .map(str::to_owned)
         .unwrap_or_else(|| String::from_utf8_lossy(body).trim().to_owned());
+    // The hint follows after a `;`, so a closing full stop would stand before it.
+    let message = message.trim_end_matches('.');
     let message = if message.is_empty() {
-        "no message".to_owned()
+        "no message"
     } else {
         message
     };
-    truncate(&message, 300)
+    truncate(message, 300)
 }
 
 fn describe(err: &reqwest::Error) -> String {
@@ -401,12 +454,45 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_key_is_traced_to_its_variable() {
+        let policy = RetryPolicy::default();
+        let hint = |status: u16, key_env: Option<&str>| {
+            hint(
+                StatusCode::from_u16(status).unwrap(),
+                None,
+                &policy,
+                key_env,
+            )
+        };
+        assert_eq!(
+            hint(401, Some("TEAM_KEY")),
+            "the API key is not valid: set the environment variable TEAM_KEY to a valid key (or \
+             `api_key_env` under [llm] to the variable that holds one)"
+        );
+        assert_eq!(
+            hint(401, None),
+            "the server wants an API key: set `api_key_env` under [llm] to the environment \
+             variable that holds it"
+        );
+        assert_eq!(
+            hint(403, Some("GEMINI_API_KEY")),
+            "check that the API key in the environment variable GEMINI_API_KEY may use this API \
+             and `model`"
+        );
+    }
+
+    #[test]
     fn error_messages_come_from_the_body() {
         assert_eq!(
             error_message(br#"{"error":{"message":"slow down","type":"rate_limit"}}"#),
             "slow down"
         );
         assert_eq!(error_message(b"  bad gateway "), "bad gateway");
+        assert_eq!(
+            error_message(br#"{"error":{"message":"API key not valid."}}"#),
+            "API key not valid",
+            "the hint's `;` follows"
+        );
         assert_eq!(error_message(b""), "no message");
         assert_eq!(
             error_message("x".repeat(400).as_bytes()).chars().count(),

@@ -4,8 +4,9 @@
 //! schema, Anthropic with a forced tool whose input schema is the schema.
 //!
 //! A call that fails in transit (429, 5xx, a timeout, a dropped or cut-off connection) is
-//! retried here with exponential backoff that honours `Retry-After`, a bounded number of times;
-//! every attempt is reported, so the ledger holds each one. Whether an answer is a working plan
+//! retried here with exponential backoff that honours `Retry-After` (or the wait Gemini names in
+//! its error body), a bounded number of times; every attempt is reported, with the tokens it was
+//! billed (a refusal's too), so the ledger holds each one. Whether an answer is a working plan
 //! is the planner's business, not this module's.
 
 mod anthropic;
@@ -207,8 +208,16 @@ pub enum LlmError {
         "{provider} sent a response Windup cannot read: {problem}; if this repeats, report it with the provider's status page in mind"
     )]
     BadResponse { provider: String, problem: String },
-    #[error("{provider} refused to answer: {message}")]
-    Refused { provider: String, message: String },
+    #[error(
+        "{provider} refused to answer: {message}; reword the task or hints that led to it, or set \
+         another `model` under [llm]"
+    )]
+    Refused {
+        provider: String,
+        message: String,
+        /// The tokens the provider billed for the refusal: the ledger records them.
+        usage: Usage,
+    },
 }
 
 impl LlmError {
@@ -225,6 +234,15 @@ impl LlmError {
             LlmError::Connection { .. } => "connection",
             LlmError::BadResponse { .. } => "bad_response",
             LlmError::Refused { .. } => "refused",
+        }
+    }
+
+    /// The tokens the provider billed for the attempt that ended with this error: a refusal is
+    /// billed; an error with no answer is not.
+    pub fn usage(&self) -> Usage {
+        match self {
+            LlmError::Refused { usage, .. } => *usage,
+            _ => Usage::default(),
         }
     }
 }
@@ -278,6 +296,7 @@ pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
             ..RetryPolicy::default()
         },
         settings.limits.timeout,
+        key_env,
     )?;
     let base = |default: &str| {
         settings
@@ -294,7 +313,7 @@ pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
             compatible: provider == Provider::OpenAiCompatible,
         }),
         Provider::Gemini => Box::new(gemini::Gemini {
-            transport,
+            transport: transport.reading_details(gemini::error_details),
             base_url: base(gemini::DEFAULT_BASE_URL),
             model,
             key: key.unwrap_or_default(),

@@ -109,13 +109,17 @@ fn content(message: &crate::llm::Message) -> Value {
     Value::Array(parts)
 }
 
-/// Reads a chat completion: the first choice's content, or its refusal.
+/// Reads a chat completion: the first choice's content, or its refusal with what it was billed.
 pub(super) fn read(provider: &str, bytes: &[u8]) -> Result<Completion, LlmError> {
     let bad = |problem: String| LlmError::BadResponse {
         provider: provider.to_owned(),
         problem,
     };
     let value = json_body(provider, bytes)?;
+    let usage = Usage {
+        input_tokens: number(&value, "/usage/prompt_tokens"),
+        output_tokens: number(&value, "/usage/completion_tokens"),
+    };
     let choice = value
         .pointer("/choices/0")
         .ok_or_else(|| bad("no `choices[0]`".to_owned()))?;
@@ -124,19 +128,17 @@ pub(super) fn read(provider: &str, bytes: &[u8]) -> Result<Completion, LlmError>
         .and_then(Value::as_str)
         .filter(|r| !r.is_empty())
     {
+        // A refusal is billed like an answer.
         return Err(LlmError::Refused {
             provider: provider.to_owned(),
-            message: truncate(refusal, 300),
+            message: truncate(refusal.trim_end_matches('.'), 300),
+            usage,
         });
     }
     let text = choice
         .pointer("/message/content")
         .and_then(Value::as_str)
         .ok_or_else(|| bad("no `choices[0].message.content`".to_owned()))?;
-    let usage = Usage {
-        input_tokens: number(&value, "/usage/prompt_tokens"),
-        output_tokens: number(&value, "/usage/completion_tokens"),
-    };
     Ok(Completion {
         text: text.to_owned(),
         usage,

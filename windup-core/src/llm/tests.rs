@@ -123,20 +123,47 @@ fn answers_and_usage_are_read_from_each_format() {
 
 #[test]
 fn refusals_and_unreadable_answers_are_errors_that_name_the_provider() {
-    let refused = json!({ "choices": [{ "message": { "content": null, "refusal": "I can't help with that." }, "finish_reason": "stop" }] });
+    let refused = json!({
+        "choices": [{ "message": { "content": null, "refusal": "I can't help with that." }, "finish_reason": "stop" }],
+        "usage": { "prompt_tokens": 812, "completion_tokens": 9, "total_tokens": 821 }
+    });
     let err = openai::read("openai", refused.to_string().as_bytes()).unwrap_err();
     assert_eq!(err.class(), "refused");
     assert_eq!(
         err.to_string(),
-        "openai refused to answer: I can't help with that."
+        "openai refused to answer: I can't help with that; reword the task or hints that led to \
+         it, or set another `model` under [llm]"
     );
+    let billed = |input_tokens, output_tokens| Usage {
+        input_tokens,
+        output_tokens,
+    };
+    assert_eq!(err.usage(), billed(812, 9), "a refusal is billed");
 
-    let blocked = json!({ "promptFeedback": { "blockReason": "SAFETY" } });
+    let blocked = json!({
+        "promptFeedback": { "blockReason": "SAFETY" },
+        "usageMetadata": { "promptTokenCount": 700, "totalTokenCount": 700 }
+    });
     let err = gemini::read(blocked.to_string().as_bytes()).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "gemini refused to answer: the prompt was blocked (SAFETY)"
+    assert!(
+        err.to_string()
+            .starts_with("gemini refused to answer: the prompt was blocked (SAFETY); reword"),
+        "{err}"
     );
+    assert_eq!(err.usage(), billed(700, 0));
+    let stopped = json!({
+        "candidates": [{ "finishReason": "PROHIBITED_CONTENT", "index": 0 }],
+        "usageMetadata": { "promptTokenCount": 700, "candidatesTokenCount": 3, "thoughtsTokenCount": 40 }
+    });
+    let err = gemini::read(stopped.to_string().as_bytes()).unwrap_err();
+    assert_eq!((err.class(), err.usage()), ("refused", billed(700, 43)));
+
+    let declined = json!({
+        "content": [], "stop_reason": "refusal",
+        "usage": { "input_tokens": 900, "output_tokens": 4 }
+    });
+    let err = anthropic::read(declined.to_string().as_bytes(), "windup_plan").unwrap_err();
+    assert_eq!((err.class(), err.usage()), ("refused", billed(900, 4)));
 
     let err = anthropic::read(b"{\"content\": [", "windup_plan").unwrap_err();
     assert_eq!(err.class(), "bad_response");
@@ -145,6 +172,74 @@ fn refusals_and_unreadable_answers_are_errors_that_name_the_provider() {
             .starts_with("anthropic sent a response Windup cannot read: not JSON"),
         "{err}"
     );
+}
+
+#[test]
+fn a_protobuf_duration_is_read_to_the_nanosecond() {
+    use std::time::Duration;
+    let cases = [
+        ("37s", Some(Duration::from_secs(37))),
+        ("1.5s", Some(Duration::from_millis(1_500))),
+        ("1.2s", Some(Duration::from_millis(1_200))),
+        ("0.000000001s", Some(Duration::from_nanos(1))),
+        (" 0s ", Some(Duration::ZERO)),
+        ("3.000001s", Some(Duration::new(3, 1_000))),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(gemini::duration(text), expected, "{text:?}");
+    }
+    for bad in [
+        "",
+        "s",
+        "37",
+        "-1.5s",
+        "1.s",
+        ".5s",
+        "1.5ms",
+        "1,5s",
+        "1.0000000001s",
+        "+2s",
+        "2 s",
+        "99999999999999999999s",
+    ] {
+        assert_eq!(gemini::duration(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn gemini_error_details_name_the_wait_and_an_invalid_key() {
+    let quota = json!({ "error": { "code": 429, "status": "RESOURCE_EXHAUSTED", "message": "You exceeded your current quota.",
+        "details": [
+            { "@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [] },
+            { "@type": "type.googleapis.com/google.rpc.Help", "links": [] },
+            { "@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s" }
+        ] } });
+    let details = gemini::error_details(quota.to_string().as_bytes());
+    assert_eq!(
+        details.retry_delay,
+        Some(std::time::Duration::from_secs(37))
+    );
+    assert!(!details.key_invalid);
+
+    let key = json!({ "error": { "code": 400, "status": "INVALID_ARGUMENT", "message": "API key not valid. Please pass a valid API key.",
+        "details": [
+            { "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com",
+              "metadata": { "service": "generativelanguage.googleapis.com" } },
+            { "@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US", "message": "API key not valid. Please pass a valid API key." }
+        ] } });
+    let details = gemini::error_details(key.to_string().as_bytes());
+    assert!(details.key_invalid);
+    assert_eq!(details.retry_delay, None);
+
+    let other = json!({ "error": { "details": [
+        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "SERVICE_DISABLED" },
+        { "@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon" }
+    ] } });
+    assert_eq!(
+        gemini::error_details(other.to_string().as_bytes()),
+        Default::default()
+    );
+    assert_eq!(gemini::error_details(b"<html>"), Default::default());
 }
 
 #[test]

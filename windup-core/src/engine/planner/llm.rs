@@ -685,4 +685,44 @@ mod tests {
         assert!(images > 0.0);
         assert!((cost(&prompt) - text_only - images).abs() < 1e-12);
     }
+
+    /// A model the price table does not know, of a provider.
+    struct Unpriced(&'static str);
+
+    impl LlmClient for Unpriced {
+        fn provider(&self) -> &str {
+            self.0
+        }
+        fn model(&self) -> &str {
+            "qwen2.5:14b"
+        }
+        fn complete<'a>(&'a self, _: &'a Request<'a>) -> BoxFuture<'a, Called> {
+            panic!("an unpriced client is never asked here")
+        }
+    }
+
+    /// What docs/llm.md says of a local model: held to the call budgets only until priced; a
+    /// hosted model with no price is refused.
+    #[test]
+    fn an_unpriced_local_model_costs_nothing_against_the_usd_budgets() {
+        let prices = PriceTable::builtin();
+        let schema = json!({});
+        let prompt = Prompt {
+            system: "x".repeat(3_000),
+            messages: vec![Message::text(Role::User, "Plan it.")],
+        };
+        let request = Request {
+            prompt: &prompt,
+            schema_name: "windup_plan",
+            schema: &schema,
+            max_output_tokens: 4_096,
+        };
+        let local = worst_cost(&Unpriced("openai-compatible"), &prices, &request);
+        assert_eq!(local, Ok(0.0));
+        let hosted = worst_cost(&Unpriced("openai"), &prices, &request);
+        assert!(
+            matches!(hosted, Err(BudgetExceeded::Unpriced { .. })),
+            "{hosted:?}"
+        );
+    }
 }
