@@ -60,6 +60,7 @@ impl std::fmt::Display for Key {
 impl Session {
     /// Presses `key` in the element that has the focus, as a person would.
     pub async fn press(&self, key: Key) -> Result<(), BrowserError> {
+        self.forget_seen_url();
         let focused = self
             .client
             .active_element()

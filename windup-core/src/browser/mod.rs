@@ -135,6 +135,8 @@ pub struct Opened {
 struct OpenedPage {
     error: Option<String>,
     status: Option<u16>,
+    #[serde(default)]
+    href: Option<String>,
 }
 
 /// A page the browser could not open, with the network error it gave.
@@ -326,6 +328,7 @@ impl Browser {
             local: self.driver.is_some(),
             framed: Default::default(),
             watching: Default::default(),
+            seen_url: Default::default(),
             _profile: profile,
         })
     }
@@ -370,6 +373,8 @@ pub struct Session {
     framed: std::sync::atomic::AtomicBool,
     /// Whether the backend runs the page-events observer in every new document.
     watching: std::sync::Mutex<Option<String>>,
+    /// The top-level page's URL as a script last reported it, until a command changes the page.
+    seen_url: std::sync::Mutex<Option<url::Url>>,
     /// The session's own driver, for a browser whose driver serves one session; it ends after
     /// the session, before the profile is removed.
     driver: Option<DriverProcess>,
@@ -379,12 +384,26 @@ pub struct Session {
 /// How late every answer from the network arrives during a double click.
 pub const SLOW_ANSWER: Duration = Duration::from_millis(400);
 
-/// Remembers the next submission of a form that replaces this document (no `target` elsewhere).
-const ARM_SUBMIT: &str = "window.__windupSubmit = null; document.addEventListener('submit', \
-    (e) => { const f = e.target; if (!f || !f.target || f.target === '_self' || f.target === '_top') \
-    window.__windupSubmit = e; }, { capture: true, once: true }); return true;";
-/// Whether a submission this document saw, not prevented by the page, is still to replace it.
-const SUBMITTING: &str = "const e = window.__windupSubmit; return !!(e && !e.defaultPrevented);";
+/// After a click: whether a submission the document saw (armed by the gate), not prevented by
+/// the page, is about to replace it. If so, it answers when the document goes, or after
+/// `arguments[0]` ms; otherwise at once, with the URL of the page when it is the top one.
+const AFTER_CLICK: &str = "const [wait, done] = arguments; \
+    const e = window.__windupSubmit; \
+    if (!(e && !e.defaultPrevented)) { \
+      done({ leaving: false, href: window === window.top ? location.href : null }); \
+    } else { \
+      addEventListener('pagehide', () => done({ leaving: true, gone: true }), { once: true }); \
+      setTimeout(() => done({ leaving: true, gone: false }), wait); \
+    }";
+
+#[derive(Debug, serde::Deserialize)]
+struct AfterClick {
+    leaving: bool,
+    #[serde(default)]
+    gone: bool,
+    #[serde(default)]
+    href: Option<String>,
+}
 
 impl Session {
     fn backend(&self) -> &'static dyn Backend {
@@ -393,6 +412,7 @@ impl Session {
 
     /// Navigates and waits for the page to load.
     pub async fn goto(&self, url: &str) -> Result<Opened, BrowserError> {
+        self.forget_seen_url();
         self.leave_frames().await?;
         let opened = self.client.goto(url).await;
         // A driver reports some network errors as a failed command and shows others only as the
@@ -426,17 +446,55 @@ impl Session {
     async fn opened(&self) -> Result<OpenedPage, BrowserError> {
         let script = format!(
             "const nav = performance.getEntriesByType('navigation')[0]; \
-             return {{ error: {}, \
+             return {{ error: {}, href: location.href, \
                status: nav && nav.responseStatus ? nav.responseStatus : null }};",
             self.backend().error_page_js()
         );
         let raw = self
             .execute("check the page opened", &script, vec![])
             .await?;
-        serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
-            during: "check the page opened".into(),
-            value: raw.to_string(),
-        })
+        let page: OpenedPage =
+            serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
+                during: "check the page opened".into(),
+                value: raw.to_string(),
+            })?;
+        if let Some(href) = &page.href {
+            self.saw_url(href);
+        }
+        Ok(page)
+    }
+
+    /// The page's URL as a script reported it since the page last changed under a command of
+    /// this session (an act, a navigation, a script), if one did: what [`Session::current_url`]
+    /// would answer, without asking the driver.
+    pub fn seen_url(&self) -> Option<url::Url> {
+        self.seen_url
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The page's URL now: the one seen since the last change, else read from the driver.
+    pub async fn url_now(&self) -> Result<url::Url, BrowserError> {
+        match self.seen_url() {
+            Some(url) => Ok(url),
+            None => {
+                let url = self.current_url().await?;
+                *self.seen_url.lock().unwrap_or_else(|p| p.into_inner()) = Some(url.clone());
+                Ok(url)
+            }
+        }
+    }
+
+    /// Records the top-level page's URL as a script of this session just reported it.
+    pub(crate) fn saw_url(&self, href: &str) {
+        let url = url::Url::parse(href).ok();
+        *self.seen_url.lock().unwrap_or_else(|p| p.into_inner()) = url;
+    }
+
+    /// Forgets the URL seen: a command is about to change the page, or may have.
+    pub(crate) fn forget_seen_url(&self) {
+        *self.seen_url.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// The current URL.
@@ -449,6 +507,7 @@ impl Session {
 
     /// Runs a script in the page and returns what it returns (`return …;`).
     pub async fn execute_script(&self, script: &str) -> Result<Value, BrowserError> {
+        self.forget_seen_url();
         self.execute("run a script", script, vec![]).await
     }
 
@@ -479,6 +538,7 @@ impl Session {
 
     /// Clears a field that passed the gate and types `text` into it.
     pub async fn type_into(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
+        self.forget_seen_url();
         let typed = async {
             element.element.clear().await?;
             element.element.send_keys(text).await
@@ -496,6 +556,7 @@ impl Session {
         option: &str,
     ) -> Result<bool, BrowserError> {
         let during = || format!("choose {option:?} in {}", element.described);
+        self.forget_seen_url();
         match element.element.select_by_label(option).await {
             Ok(()) => return Ok(true),
             Err(err) => lost_or_refused(BrowserError::command(during(), err))?,
@@ -509,23 +570,19 @@ impl Session {
     /// Clicks an element that passed the gate. [`Clicked::Raced`] when the page won a race
     /// since the gate (the element moved, went stale or got covered): gate it again.
     ///
-    /// A click that submits a form returns once the form's document has been replaced (or at
+    /// A click that submits a form returns once the form's document has gone (or at
     /// `deadline`): the browser starts a submission's navigation after the click's own events,
     /// and a next action that came first (a `goto`) would cancel it before its request left.
+    /// The gate armed the watch for the submission in the same script that passed the element.
     pub async fn click(
         &self,
         element: &Actionable,
         deadline: Instant,
     ) -> Result<Clicked, BrowserError> {
-        if let Err(err) = self
-            .execute("watch for a submission", ARM_SUBMIT, vec![])
-            .await
-        {
-            lost_or_refused(err)?;
-        }
+        self.forget_seen_url();
         match element.element.click().await {
             Ok(()) => {
-                self.await_submitted(deadline).await?;
+                self.await_departure(deadline).await?;
                 Ok(Clicked::Done)
             }
             Err(err)
@@ -542,28 +599,47 @@ impl Session {
         }
     }
 
-    /// Waits while a submission the document saw has not replaced it yet.
-    async fn await_submitted(&self, deadline: Instant) -> Result<(), BrowserError> {
+    /// Waits while a submission the document saw has not replaced it yet, in one script that
+    /// answers when the document goes; a click that submits nothing answers at once, with the
+    /// page's URL.
+    async fn await_departure(&self, deadline: Instant) -> Result<(), BrowserError> {
+        // Each look waits in the page at most this long, so that the deadline is kept.
+        const LOOK: Duration = Duration::from_secs(2);
         loop {
-            match self
-                .execute("see whether a submission is leaving", SUBMITTING, vec![])
-                .await
-            {
-                Ok(Value::Bool(false)) => return Ok(()),
-                Ok(_) => {}
+            let left = deadline.saturating_duration_since(Instant::now()).min(LOOK);
+            let wait = u64::try_from(left.as_millis()).unwrap_or(u64::MAX);
+            let answer = self
+                .execute_async(
+                    "see whether a submission is leaving",
+                    AFTER_CLICK,
+                    vec![json!(wait)],
+                )
+                .await;
+            match answer.map(serde_json::from_value::<AfterClick>) {
+                Ok(Ok(AfterClick {
+                    leaving: false,
+                    href,
+                    ..
+                })) => {
+                    if let Some(href) = href {
+                        self.saw_url(&href);
+                    }
+                    return Ok(());
+                }
+                Ok(Ok(AfterClick { gone: true, .. })) => return Ok(()),
+                Ok(Ok(_)) if Instant::now() >= deadline => return Ok(()),
+                Ok(Ok(_)) => {}
+                Ok(Err(_)) => return Ok(()),
                 // The document is being replaced: the submission is on its way.
-                Err(err) => lost_or_refused(err)?,
+                Err(err) => return lost_or_refused(err),
             }
-            if Instant::now() >= deadline {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
 
     /// Moves the pointer over an element that passed the gate, as a person hovers it.
     pub async fn hover(&self, element: &Actionable) -> Result<(), BrowserError> {
         use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+        self.forget_seen_url();
         let mouse =
             MouseActions::new("windup-mouse".to_owned()).then(PointerAction::MoveToElement {
                 element: element.element.clone(),
@@ -584,6 +660,7 @@ impl Session {
     pub async fn double_click(&self, element: &Actionable) -> Result<(), BrowserError> {
         use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
         let during = || format!("double-click {}", element.described);
+        self.forget_seen_url();
         let slowed = self.backend().slow_network(self, Some(SLOW_ANSWER)).await?;
         self.execute("mark the page", "window.__windupClicked = true;", vec![])
             .await?;
@@ -625,6 +702,7 @@ impl Session {
 
     /// Reloads the page as the browser's reload button does, and waits for it to load.
     pub async fn reload(&self) -> Result<Opened, BrowserError> {
+        self.forget_seen_url();
         self.leave_frames().await?;
         self.client
             .refresh()
@@ -635,6 +713,7 @@ impl Session {
 
     /// Goes back one page in the history, and waits for it to load.
     pub async fn back(&self) -> Result<Opened, BrowserError> {
+        self.forget_seen_url();
         self.leave_frames().await?;
         self.client
             .back()
@@ -646,7 +725,7 @@ impl Session {
     /// What the page a reload or a back opened is; the browser's error page is an error.
     async fn landed(&self) -> Result<Opened, BrowserError> {
         let page = self.opened().await?;
-        let url = self.current_url().await?.to_string();
+        let url = self.url_now().await?.to_string();
         if let Some(code) = page.error {
             return Err(BrowserError::Navigation(Unreachable { url, code }));
         }
@@ -683,6 +762,7 @@ impl Session {
     /// current page, then every cookie and the storage of every origin visited (the backend's
     /// part), then `about:blank`.
     pub async fn reset(&self) -> Result<(), BrowserError> {
+        self.forget_seen_url();
         self.leave_frames().await?;
         let clear = format!(
             "try {{ {} localStorage.clear(); sessionStorage.clear(); }} catch (e) {{}}",

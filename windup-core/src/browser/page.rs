@@ -122,6 +122,14 @@ struct GateAnswer {
     origin: Option<String>,
 }
 
+/// The postcondition script's answer: one per check, and the page's URL from the top document.
+#[derive(Debug, Deserialize)]
+struct Checked {
+    answers: Vec<CheckAnswer>,
+    #[serde(default)]
+    href: Option<String>,
+}
+
 /// One postcondition's answer from the page.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct CheckAnswer {
@@ -249,10 +257,15 @@ impl Session {
             }
             Err(err) => return Err(err),
         };
-        serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
-            during: "postcondition check".into(),
-            value: raw.to_string(),
-        })
+        let checked: Checked =
+            serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
+                during: "postcondition check".into(),
+                value: raw.to_string(),
+            })?;
+        if let Some(href) = &checked.href {
+            self.saw_url(href);
+        }
+        Ok(checked.answers)
     }
 }
 

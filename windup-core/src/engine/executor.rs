@@ -292,15 +292,15 @@ impl<'a> Executor<'a> {
         std::mem::take(&mut *self.visits.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Records the current page when the path changed since the last page recorded: one URL
-    /// read per step, and one snapshot per new page. Recording is collection, never a verdict:
+    /// Records the current page when the path changed since the last page recorded: the URL a
+    /// script of the step already reported (else one read), and one snapshot per new page. Recording is collection, never a verdict:
     /// a page that cannot be read now is simply not recorded. A planner looks once more when
     /// a run ends, after the scenario's expectations have waited for the page they are about.
     pub(crate) async fn observe(&self, scenario: &str) {
         if !self.options.visits {
             return;
         }
-        let Ok(url) = self.session.current_url().await else {
+        let Ok(url) = self.session.url_now().await else {
             return;
         };
         let path = url.path();
@@ -343,7 +343,7 @@ impl<'a> Executor<'a> {
         for (index, action) in plan.actions.iter().enumerate() {
             records.push(self.step(scenario, action, index + 1, of).await?);
         }
-        let final_url = match self.session.current_url().await {
+        let final_url = match self.session.url_now().await {
             Ok(url) => url.to_string(),
             Err(err) => {
                 let at = Position::end(scenario, of);

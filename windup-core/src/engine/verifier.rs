@@ -84,7 +84,10 @@ pub async fn verify(
     let groups = page_groups(conditions);
     let holds = HoldsChecks::new(conditions);
     loop {
-        let mut unmet = url_unmet(session, base, conditions).await?;
+        // Each look reads the URL afresh: from the page checks' own answer when they ran on the
+        // page itself, else from the driver.
+        session.forget_seen_url();
+        let mut unmet = Vec::new();
         // A failing page check has already waited in the page for its next change.
         let mut waited = false;
         for (frames, checks) in &groups {
@@ -100,6 +103,7 @@ pub async fn verify(
                 }
             }
         }
+        unmet.splice(0..0, url_unmet(session, base, conditions).await?);
         let settling = Instant::now() < deadline;
         let broken = holds.poll(session, baseline, &mut unmet, settling).await?;
         if unmet.is_empty() {
@@ -131,7 +135,8 @@ fn page_groups(conditions: &[Postcondition]) -> Vec<CheckGroup<'_>> {
     groups
 }
 
-/// The URL conditions that do not hold now; the URL is read once, and only when one is asked.
+/// The URL conditions that do not hold now; the URL is read once (or taken from this look's page
+/// checks), and only when one is asked.
 async fn url_unmet(
     session: &Session,
     base: &Url,
@@ -145,7 +150,7 @@ async fn url_unmet(
         };
         let url = match &current {
             Some(url) => url,
-            None => current.insert(session.current_url().await?),
+            None => current.insert(session.url_now().await?),
         };
         if let Err(seen) = url_matches(pattern, url, base) {
             unmet.push(Unmet {

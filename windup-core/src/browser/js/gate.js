@@ -89,5 +89,12 @@ const [selector, mode, planned, done] = arguments;
   if (!W.receives(el, hit)) {
     return pending({ ...base, status: 'covered', detail: `the element ${W.describe(el)} exists but is covered by ${hit ? W.describe(hit) : 'nothing (outside the viewport)'} at its centre` });
   }
+  // Remember the next submission of a form that would replace this document (no `target`
+  // elsewhere), so that the act can wait for it to leave: one script less per act.
+  window.__windupSubmit = null;
+  document.addEventListener('submit', (e) => {
+    const f = e.target;
+    if (!f || !f.target || f.target === '_self' || f.target === '_top') window.__windupSubmit = e;
+  }, { capture: true, once: true });
   return { ...base, status: 'ok', element: el, box: { x: after.x, y: after.y, width: after.width, height: after.height } };
 })().then(done, (e) => done({ status: 'error', detail: String(e && e.message || e) }));

@@ -1,5 +1,5 @@
 // Postcondition probe. Arguments: a list of { kind, selector?, text?, value? }, then the WebDriver
-// callback. Answers one { ok, seen } per check. When any fails, it waits for the next DOM change
+// callback. Answers { answers: one { ok, seen } per check, href }. When any fails, it waits for the next DOM change
 // (at most 100 ms) and looks once more, so callers poll on conditions rather than on a clock.
 // Selectors are `>>>` chains through shadow roots; the page's text includes its open shadow roots
 // and the frames a script of this page may read (same origin).
@@ -85,9 +85,13 @@ function check(c) {
     return { ok: false, seen: `the check failed in the page: ${e && e.message || e}` };
   }
 }
+// The answers come with the page's URL when this is the top document, so that the caller
+// need not ask the driver for it.
+const href = () => (window === window.top ? location.href : null);
 (async () => {
   let results = checks.map(check);
   if (results.every((r) => r.ok)) return results;
   await W.nextChange(100);
   return checks.map(check);
-})().then(done, (e) => done(checks.map(() => ({ ok: false, seen: String(e && e.message || e) }))));
+})().then((answers) => done({ answers, href: href() }),
+  (e) => done({ answers: checks.map(() => ({ ok: false, seen: String(e && e.message || e) })), href: null }));
