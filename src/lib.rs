@@ -33,7 +33,7 @@ pub mod engine {
         StepFailure,
     };
     pub use windup_core::{
-        ask, audit, audit_run, authoring, browser, cache, config, events, executor, failure,
+        ask, audit, audit_run, authoring, bench, browser, cache, config, events, executor, failure,
         fragments, harness, impact, init, invariant, ledger, llm, lockfile, map_view, mapfile,
         plan, planner, pool, report, reporters, runner, scan, scenario, secret, secrets, server,
         signature, sitemap, steps, store, suite, summary, verifier,

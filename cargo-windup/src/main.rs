@@ -5,6 +5,7 @@
 //! planning, 5 budget exceeded, 6 secret leaked. [`CliError`] owns them.
 
 mod audit;
+mod bench;
 mod impact;
 mod map;
 mod new;
@@ -60,6 +61,10 @@ enum Command {
     /// Write a scenario for review from an instruction, anchored in the site map and the
     /// accounts (one model call, or a scaffold with no model).
     New(new::NewArgs),
+    /// Bench one scenario: fresh generations, replays, speed, cost and a broken selector
+    /// mended; exits 0 when all five criteria are met.
+    #[command(long_about = bench::LONG_ABOUT)]
+    Bench(bench::BenchArgs),
     /// Start the demo shop on a free port and run scenarios/ against it (or, with --audit,
     /// audit it).
     Demo {
@@ -298,6 +303,7 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
         }
         Command::Impact(args) => impact::impact(&args),
         Command::New(args) => new::new(args).await,
+        Command::Bench(args) => bench::bench(args).await,
         Command::Demo {
             suite,
             yes,

@@ -15,7 +15,7 @@
 //!    [`audit`].
 //! 5. **run** (`src/run/`): orchestration and presentation — [`suite`], [`events`],
 //!    [`runner`], [`failure`], [`pool`], [`reporters`], [`report`], [`summary`], [`audit_run`],
-//!    [`map_view`].
+//!    [`bench`](mod@bench), [`map_view`].
 //! 6. **front ends** (`src/front/`): wiring — [`harness`], [`init`], [`server`].
 
 #![warn(unreachable_pub)]
@@ -77,6 +77,8 @@ pub mod verifier;
 // run
 #[path = "run/audit.rs"]
 pub mod audit_run;
+#[path = "run/bench/mod.rs"]
+pub mod bench;
 #[path = "run/events.rs"]
 pub mod events;
 #[path = "run/failure.rs"]

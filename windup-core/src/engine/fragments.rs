@@ -76,6 +76,8 @@ pub struct ProjectFragments {
     dir: PathBuf,
     cache: PlanCache,
     update: UpdateMode,
+    /// Whether committed lockfiles seed the cache and new plans are written for review.
+    lockfiles: bool,
     /// Fragments whose plan failed in this run: planned again rather than replayed.
     broken: Mutex<BTreeSet<String>>,
     /// Lockfiles of fragment plans this run wrote for review.
@@ -88,8 +90,19 @@ impl ProjectFragments {
             dir: settings.scenarios_dir.join(DIR),
             cache: PlanCache::new(&settings.root),
             update: settings.update,
+            lockfiles: true,
             broken: Mutex::new(BTreeSet::new()),
             pending: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The project's fragments with their plans in `cache` alone: no lockfile is read or
+    /// written (a bench's scratch cache, which must leave the project as it was).
+    pub fn in_cache(settings: &Settings, cache: PlanCache) -> Self {
+        Self {
+            cache,
+            lockfiles: false,
+            ..Self::new(settings)
         }
     }
 
@@ -144,6 +157,9 @@ impl FragmentPlans for ProjectFragments {
             .map_err(|err| store(err.to_string()))?
         {
             return Ok(entry.plan);
+        }
+        if !self.lockfiles {
+            return Err(FragmentError::NoPlan(name.to_owned()));
         }
         // A cold cache is seeded from the lockfile, as for scenarios.
         match lockfile::read(&lockfile::lockfile_path(&fragment.path)) {
@@ -206,8 +222,12 @@ impl FragmentPlans for ProjectFragments {
                 self.cache.record_run(&key, true, &at, 0)
             })
             .map_err(|err| store(err.to_string()))?;
-        let written = lockfile::record(&fragment.path, plan, self.update)
-            .map_err(|err| store(err.to_string()))?;
+        let written = if self.lockfiles {
+            lockfile::record(&fragment.path, plan, self.update)
+                .map_err(|err| store(err.to_string()))?
+        } else {
+            Written::Skipped
+        };
         if let Written::Pending(path) = written {
             self.pending
                 .lock()

@@ -20,6 +20,7 @@ use crate::failure::{
 };
 use crate::fragments::ProjectFragments;
 use crate::ledger::{self, CacheOutcome, LlmCall, Replan};
+use crate::llm::{LlmClient, LlmSettings};
 use crate::lockfile::{self, Written};
 use crate::plan::{Action, Plan, PlannerKind};
 use crate::planner::llm::{ModelPlanFailure, ModelPlanner};
@@ -174,6 +175,38 @@ pub(crate) struct Context<'a> {
     pub settings: &'a Settings,
     pub base_url: &'a Url,
     pub events: &'a Events,
+    pub plans: Plans<'a>,
+}
+
+/// Where a run finds and keeps its plans.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Plans<'a> {
+    /// The project's cache, seeded from committed lockfiles; new plans are written for review.
+    Project,
+    /// A bench's own cache, apart from the project's: no lockfile is read or written (the
+    /// fragments' included), and model calls are recorded as the bench's.
+    Bench(&'a PlanCache),
+}
+
+impl Plans<'_> {
+    fn cache(self, settings: &Settings) -> PlanCache {
+        match self {
+            Plans::Project => PlanCache::new(&settings.root),
+            Plans::Bench(cache) => cache.clone(),
+        }
+    }
+
+    fn lockfiles(self) -> bool {
+        matches!(self, Plans::Project)
+    }
+
+    /// The purpose the ledger records model calls under.
+    fn purpose(self) -> &'static str {
+        match self {
+            Plans::Project => "plan",
+            Plans::Bench(_) => "bench",
+        }
+    }
 }
 
 /// Runs one scenario on a session from the pool, and writes its ledger record; see
@@ -192,6 +225,7 @@ pub async fn run_scenario(
         settings,
         base_url,
         events: &events,
+        plans: Plans::Project,
     };
     run_in(context, &Arc::new(scenario.clone())).await
 }
@@ -288,6 +322,24 @@ enum Unplanned {
     Failed(Failure),
 }
 
+impl Unplanned {
+    /// Why the model planner gave no plan, in the run's terms.
+    fn of_model(scenario: &Scenario, failure: ModelPlanFailure) -> Self {
+        match failure {
+            ModelPlanFailure::Step(step) => Unplanned::Step(step),
+            ModelPlanFailure::Budget(over) => Unplanned::Failed(Failure::Budget(Box::new(over))),
+            ModelPlanFailure::Provider(source) => Unplanned::Failed(Failure::Provider {
+                scenario: scenario.id.clone(),
+                file: scenario.path.clone(),
+                source: Box::new(source),
+            }),
+            ModelPlanFailure::NoWorkingPlan(message) => {
+                Unplanned::Failed(Failure::NoWorkingPlan(message))
+            }
+        }
+    }
+}
+
 /// One scenario's run on a leased session.
 struct Run<'a> {
     context: Context<'a>,
@@ -304,26 +356,85 @@ struct Tools<'a> {
     cache: PlanCache,
 }
 
+/// What [`Tools`] borrow, made for one scenario's run.
+struct Parts {
+    options: ExecOptions,
+    accounts: Accounts,
+    fragments: ProjectFragments,
+    cache: PlanCache,
+}
+
+impl Parts {
+    fn new(context: Context<'_>, scenario: &Scenario) -> Self {
+        let settings = context.settings;
+        let cache = context.plans.cache(settings);
+        let fragments = if context.plans.lockfiles() {
+            ProjectFragments::new(settings)
+        } else {
+            ProjectFragments::in_cache(settings, cache.clone())
+        };
+        Self {
+            options: exec_options(settings, context.base_url),
+            accounts: Accounts::for_scenario(settings, scenario),
+            fragments,
+            cache,
+        }
+    }
+
+    fn tools<'a>(
+        &'a self,
+        session: &'a crate::browser::Session,
+        watcher: &'a EventWatcher<'a>,
+    ) -> Tools<'a> {
+        Tools {
+            executor: Executor::new(session, &self.options, &self.accounts)
+                .with_fragments(&self.fragments)
+                .watched_by(watcher),
+            fragments: &self.fragments,
+            accounts: &self.accounts,
+            cache: self.cache.clone(),
+        }
+    }
+}
+
+/// What one model call planning `scenario` could cost at worst, in USD: its start page is opened
+/// on a session of the pool and the first prompt made, as planning makes them; nothing is asked.
+pub(crate) async fn worst_model_call(
+    context: Context<'_>,
+    scenario: &Scenario,
+) -> Result<f64, Failure> {
+    let lease = context
+        .pool
+        .acquire()
+        .await
+        .map_err(|err| Failure::setup(scenario, err))?;
+    let run = Run {
+        context,
+        session: lease.session(),
+        scenario,
+        started: Instant::now(),
+    };
+    let parts = Parts::new(context, scenario);
+    let watcher = EventWatcher(context.events);
+    let tools = parts.tools(run.session, &watcher);
+    run.worst_model_call(&tools)
+        .await
+        .map_err(|unplanned| match unplanned {
+            Unplanned::Step(failure) => Failure::step(scenario, failure),
+            Unplanned::Failed(failure) => failure,
+        })
+}
+
 impl Run<'_> {
     async fn run(&self, log: &mut RunDetails) -> Outcome {
-        let settings = self.context.settings;
-        let options = exec_options(settings, self.context.base_url);
-        let accounts = Accounts::for_scenario(settings, self.scenario);
-        let fragments = ProjectFragments::new(settings);
+        let parts = Parts::new(self.context, self.scenario);
         let watcher = EventWatcher(self.context.events);
-        let tools = Tools {
-            executor: Executor::new(self.session, &options, &accounts)
-                .with_fragments(&fragments)
-                .watched_by(&watcher),
-            fragments: &fragments,
-            accounts: &accounts,
-            cache: PlanCache::new(&settings.root),
-        };
+        let tools = parts.tools(self.session, &watcher);
         let outcome = match self.run_with(&tools, log).await {
             Ok(outcome) => outcome,
             Err(failure) => Outcome::Failed(failure),
         };
-        with_fragment_pending(outcome, &fragments)
+        with_fragment_pending(outcome, &parts.fragments)
     }
 
     async fn run_with(&self, tools: &Tools<'_>, log: &mut RunDetails) -> Result<Outcome, Failure> {
@@ -352,6 +463,9 @@ impl Run<'_> {
         let fail = |err: CacheError| Failure::setup(scenario, err);
         if let Some(entry) = cache.lookup(key, &scenario.hash).map_err(fail)? {
             return Ok(Some((entry.plan, Source::Cache(entry.key.start_sig))));
+        }
+        if !self.context.plans.lockfiles() {
+            return Ok(None);
         }
         let plan = lockfile::read(&lockfile::lockfile_path(&scenario.path))
             .map_err(|err| Failure::setup(scenario, err))?;
@@ -561,6 +675,36 @@ impl Run<'_> {
         tools: &Tools<'_>,
         log: &mut RunDetails,
     ) -> Result<PlannedRun, Unplanned> {
+        let scenario = self.scenario;
+        let (llm, client, prices) = self.model()?;
+        let planner = self.model_planner(tools, llm, client.as_ref(), &prices);
+        let planned = planner.plan(scenario, &tools.executor).await;
+        let today = OffsetDateTime::now_utc().date();
+        for call in &planned.calls {
+            self.context.events.emit(RunEvent::ModelCall {
+                scenario: scenario.id.clone(),
+                call: call.clone(),
+                cost_usd: prices.cost(call, today),
+            });
+        }
+        log.llm_calls.extend(planned.calls);
+        planned
+            .planned
+            .map_err(|failure| Unplanned::of_model(scenario, failure))
+    }
+
+    /// What one model call planning the scenario could cost at worst.
+    async fn worst_model_call(&self, tools: &Tools<'_>) -> Result<f64, Unplanned> {
+        let (llm, client, prices) = self.model()?;
+        let planner = self.model_planner(tools, llm, client.as_ref(), &prices);
+        planner
+            .worst_first_call(self.scenario, &tools.executor)
+            .await
+            .map_err(|failure| Unplanned::of_model(self.scenario, failure))
+    }
+
+    /// The configured model: its settings, a client and the project's prices.
+    fn model(&self) -> Result<(&LlmSettings, Box<dyn LlmClient>, ledger::PriceTable), Unplanned> {
         let (settings, scenario) = (self.context.settings, self.scenario);
         let Some(llm) = &settings.llm else {
             return Err(Unplanned::Failed(Failure::NoModel {
@@ -573,45 +717,36 @@ impl Run<'_> {
         let client = crate::llm::client(llm).map_err(|err| setup(err.into()))?;
         let prices =
             ledger::PriceTable::for_project(&settings.root).map_err(|err| setup(err.into()))?;
+        Ok((llm, client, prices))
+    }
+
+    /// The model planner for this scenario, as every run makes it.
+    fn model_planner<'m>(
+        &'m self,
+        tools: &'m Tools<'_>,
+        llm: &'m LlmSettings,
+        client: &'m dyn LlmClient,
+        prices: &'m ledger::PriceTable,
+    ) -> ModelPlanner<'m> {
+        let (settings, scenario) = (self.context.settings, self.scenario);
         let account_keys: Vec<String> = scenario
             .account
             .as_ref()
             .and_then(|name| settings.accounts.get(name))
             .map(|keys| keys.keys().cloned().collect())
             .unwrap_or_default();
-        let planner = ModelPlanner {
-            client: client.as_ref(),
+        ModelPlanner {
+            client,
             limits: &llm.limits,
-            prices: &prices,
+            prices,
             run_spend: self.context.pool.spend(),
             account_keys,
             redactor: Redactor::new(tools.accounts.named()),
             fragments: tools.executor.fragments().catalogue(),
             prompts_dir: Some(settings.root.join(".windup").join("prompts")),
             site_map: site_map_slice(settings, scenario),
-        };
-        let planned = planner.plan(scenario, &tools.executor).await;
-        let today = OffsetDateTime::now_utc().date();
-        for call in &planned.calls {
-            self.context.events.emit(RunEvent::ModelCall {
-                scenario: scenario.id.clone(),
-                call: call.clone(),
-                cost_usd: prices.cost(call, today),
-            });
+            purpose: self.context.plans.purpose(),
         }
-        log.llm_calls.extend(planned.calls);
-        planned.planned.map_err(|failure| match failure {
-            ModelPlanFailure::Step(step) => Unplanned::Step(step),
-            ModelPlanFailure::Budget(over) => Unplanned::Failed(Failure::Budget(Box::new(over))),
-            ModelPlanFailure::Provider(source) => Unplanned::Failed(Failure::Provider {
-                scenario: scenario.id.clone(),
-                file: scenario.path.clone(),
-                source: Box::new(source),
-            }),
-            ModelPlanFailure::NoWorkingPlan(message) => {
-                Unplanned::Failed(Failure::NoWorkingPlan(message))
-            }
-        })
     }
 
     /// Saves a verified plan to the cache and records it for review; or says why planning
@@ -638,11 +773,15 @@ impl Run<'_> {
             ))
             .map_err(|err| Failure::setup(scenario, err))?;
         self.record_pass(&tools.cache, &key)?;
-        let written = lockfile::record(&scenario.path, &run.plan, self.context.settings.update)
-            .map_err(|err| Failure::setup(scenario, err))?;
-        let pending = match written {
-            Written::Pending(path) => Some(relative(&path)),
-            _ => None,
+        let pending = if self.context.plans.lockfiles() {
+            let written = lockfile::record(&scenario.path, &run.plan, self.context.settings.update)
+                .map_err(|err| Failure::setup(scenario, err))?;
+            match written {
+                Written::Pending(path) => Some(relative(&path)),
+                _ => None,
+            }
+        } else {
+            None
         };
         Ok(Outcome::Passed {
             actions: run.execution.actions.len(),

@@ -275,6 +275,7 @@ impl Running {
             settings: &self.settings,
             base_url: &self.base_url,
             events: &self.events,
+            plans: runner::Plans::Project,
         };
         let result = runner::run_in(context, scenario).await;
         self.results

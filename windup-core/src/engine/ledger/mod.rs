@@ -117,6 +117,9 @@ pub enum RecordKind {
     New,
     /// The model assist of `cargo windup scan`: a source file's routes read.
     Scan,
+    /// A run of `cargo windup bench`: it costs, but its plan was thrown away, so it is not one
+    /// of the project's runs.
+    Bench,
 }
 
 impl RecordKind {

@@ -236,6 +236,8 @@ pub struct ModelPlanner<'a> {
     pub fragments: Vec<(String, String)>,
     /// The site map's slice for the scenario's task, when the map knows its pages.
     pub site_map: Option<String>,
+    /// What the ledger says the calls were for: `plan` in a run, `bench` in a bench.
+    pub purpose: &'static str,
 }
 
 impl ModelPlanner<'_> {
@@ -254,16 +256,7 @@ impl ModelPlanner<'_> {
     ) -> Result<PlannedRun, ModelPlanFailure> {
         let started = Instant::now();
         let page = open_start_page(scenario, executor).await?;
-        let mut prompt = prompt::plan_prompt(
-            &PlanInput {
-                scenario,
-                account_keys: &self.account_keys,
-                fragments: &self.fragments,
-                site_map: self.site_map.as_deref(),
-                page: &page,
-            },
-            &self.redactor,
-        );
+        let mut prompt = self.first_prompt(scenario, &page);
         let schema = plan::answer_schema();
         let rules = Rules::with_account_keys(self.account_keys.iter().cloned());
         let mut scenario_spent = Spent::default();
@@ -280,7 +273,14 @@ impl ModelPlanner<'_> {
             self.keep_prompt(scenario, answer, &prompt);
             let called = self.client.complete(&request).await;
             let retry = (answer > 0).then_some(RetryKind::Semantic);
-            let cost = record(self.client, self.prices, "plan", &called, retry, calls);
+            let cost = record(
+                self.client,
+                self.prices,
+                self.purpose,
+                &called,
+                retry,
+                calls,
+            );
             scenario_spent.calls += 1;
             scenario_spent.usd += cost;
             self.run_spend.charge(cost);
@@ -323,6 +323,47 @@ impl ModelPlanner<'_> {
             last_problems = problems;
         }
         Err(self.no_working_plan(scenario, answers, &last_problems))
+    }
+
+    /// What the first call for `scenario` could cost at worst (see [`worst_cost`]): its start
+    /// page is opened and read, and the prompt made as [`ModelPlanner::plan`] makes it; nothing
+    /// is asked. A model with no price cannot be held to a budget, so it is a
+    /// [`ModelPlanFailure::Budget`].
+    pub async fn worst_first_call(
+        &self,
+        scenario: &Scenario,
+        executor: &Executor<'_>,
+    ) -> Result<f64, ModelPlanFailure> {
+        let page = open_start_page(scenario, executor).await?;
+        let prompt = self.first_prompt(scenario, &page);
+        let schema = plan::answer_schema();
+        let request = Request {
+            prompt: &prompt,
+            schema_name: SCHEMA_NAME,
+            schema: &schema,
+            max_output_tokens: self.limits.max_output_tokens,
+        };
+        worst_cost(self.client, self.prices, &request).map_err(|exceeded| {
+            ModelPlanFailure::Budget(OverBudget {
+                scenario: scenario.id.clone(),
+                file: scenario.path.clone(),
+                exceeded,
+            })
+        })
+    }
+
+    /// The first prompt for `scenario`, on its start page.
+    fn first_prompt(&self, scenario: &Scenario, page: &PageSnapshot) -> Prompt {
+        prompt::plan_prompt(
+            &PlanInput {
+                scenario,
+                account_keys: &self.account_keys,
+                fragments: &self.fragments,
+                site_map: self.site_map.as_deref(),
+                page,
+            },
+            &self.redactor,
+        )
     }
 
     fn no_working_plan(

@@ -34,13 +34,21 @@ impl<R: Reporter> Reporter for Shared<R> {
 /// does not change the outcome.
 pub struct LedgerReporter {
     ledger: Ledger,
+    kind: ledger::RecordKind,
 }
 
 impl LedgerReporter {
     pub fn new(settings: &Settings) -> Self {
         Self {
             ledger: Ledger::new(&settings.root),
+            kind: ledger::RecordKind::Run,
         }
+    }
+
+    /// Records of another kind than the project's runs (a bench's).
+    pub fn of_kind(mut self, kind: ledger::RecordKind) -> Self {
+        self.kind = kind;
+        self
     }
 }
 
@@ -67,7 +75,7 @@ impl Reporter for LedgerReporter {
             replan: result.details.replan,
             llm_calls: result.details.llm_calls.clone(),
             pages: result.details.pages.clone(),
-            kind: ledger::RecordKind::Run,
+            kind: self.kind,
         };
         if let Err(err) = self.ledger.append(&entry) {
             eprintln!("windup: the run ledger was not written: {err}");
