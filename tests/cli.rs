@@ -67,6 +67,49 @@ async fn run_takes_a_filter_and_a_base_url() {
     assert!(out.lines().any(|l| l == "1 passed, 0 failed"), "{out}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_takes_the_browser_from_the_line_and_names_a_wrong_one() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let url = shop.url().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        windup(
+            &["run", "search", "--base-url", &url, "--browser", "firefox"],
+            // Firefox's driver is nowhere: the run must ask for geckodriver, not chromedriver.
+            &[("WINDUP_GECKODRIVER", "/nonexistent/geckodriver")],
+        )
+    })
+    .await
+    .unwrap();
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{out}");
+    assert!(
+        out.contains("could not start /nonexistent/geckodriver"),
+        "{out}"
+    );
+    assert!(out.contains("WINDUP_GECKODRIVER"), "{out}");
+
+    let url = shop.url().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        windup(
+            &["run", "search", "--base-url", &url, "--browser", "firefox"],
+            &[],
+        )
+    })
+    .await
+    .unwrap();
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(out.contains("PASS search ("), "{out}");
+
+    let wrong = windup(&["run", "--browser", "safari"], &[]);
+    let out = text(&wrong);
+    assert_eq!(wrong.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("--browser: unknown browser \"safari\": Windup drives chromium and firefox"),
+        "{out}"
+    );
+}
+
 #[test]
 fn exit_codes_say_what_went_wrong() {
     let no_url = windup(&["run"], &[]);

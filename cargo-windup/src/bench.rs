@@ -27,11 +27,15 @@ pub(crate) struct BenchArgs {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// The browser: chromium or firefox (default: `browser` in windup.toml, WINDUP_BROWSER).
+    #[arg(long)]
+    browser: Option<String>,
 }
 
 pub(crate) async fn bench(args: BenchArgs) -> Result<(), CliError> {
     let suite = SuiteArgs {
         headed: args.headed,
+        browser: args.browser.clone(),
         ..SuiteArgs::default()
     };
     let settings = project_settings_with(&suite, args.base_url.as_deref())?;

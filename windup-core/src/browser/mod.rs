@@ -536,11 +536,13 @@ impl Session {
             .map_err(|e| BrowserError::command(during, e))
     }
 
-    /// Clears a field that passed the gate and types `text` into it.
+    /// Clears a field that passed the gate (unless it was empty then) and types `text` into it.
     pub async fn type_into(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
         self.forget_seen_url();
         let typed = async {
-            element.element.clear().await?;
+            if !element.empty {
+                element.element.clear().await?;
+            }
             element.element.send_keys(text).await
         };
         typed

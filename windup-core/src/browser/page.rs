@@ -66,6 +66,8 @@ pub struct Actionable {
     pub matches: usize,
     /// For checkboxes and radios: whether the control is checked now.
     pub checked: Option<bool>,
+    /// For a text field: whether it was empty when it passed, so that typing needs no clear.
+    pub(crate) empty: bool,
 }
 
 /// Why the gate has not passed (yet).
@@ -118,6 +120,8 @@ struct GateAnswer {
     count: Option<usize>,
     #[serde(default)]
     checked: Option<bool>,
+    #[serde(default)]
+    empty: bool,
     #[serde(default)]
     origin: Option<String>,
 }
@@ -235,6 +239,7 @@ impl Session {
             described: answer.described.unwrap_or_default(),
             matches: answer.count.unwrap_or(1),
             checked: answer.checked,
+            empty: answer.empty,
         }))
     }
 

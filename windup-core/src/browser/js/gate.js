@@ -46,6 +46,8 @@ const [selector, mode, planned, done] = arguments;
   if (mode === 'fill') {
     const editable = original.isContentEditable || (['INPUT', 'TEXTAREA'].includes(original.tagName) && !original.readOnly);
     if (!editable) return { ...base, status: 'not_editable', detail: `the element ${W.describe(original)} cannot be typed into (it is not an editable input, textarea or contenteditable)` };
+    // An empty field is typed into as it is, as a person would: nothing to clear.
+    base.empty = !original.isContentEditable && original.value === '';
   }
   if (mode === 'select' && original.tagName !== 'SELECT') {
     return { ...base, status: 'not_editable', detail: `the element ${W.describe(original)} is not a <select>` };
