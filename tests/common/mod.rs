@@ -13,6 +13,7 @@ use windup::engine::scenario::{self, Scenario};
 use windup::engine::{Browser, BrowserConfig, ExecOptions, Executor, Session};
 use windup_shop::{RunningShop, ShopOptions};
 
+pub mod grid;
 pub mod npm;
 pub mod patterns;
 pub mod serve;

@@ -9,7 +9,7 @@ use super::backend::{Backend, BackendFuture, Capabilities, Local, Names};
 use super::driver::find_executable;
 use super::{BrowserConfig, BrowserError, Session};
 
-/// Chromium flags for headless runs as root on a closed network (docs/browser.md).
+/// Chromium flags for headless runs as root on a closed network (docs/browsers.md).
 const FLAGS: &[&str] = &[
     "--no-sandbox",
     "--disable-gpu",
@@ -125,17 +125,14 @@ impl Backend for Chromium {
         origins: Vec<String>,
     ) -> BackendFuture<'a, Result<(), BrowserError>> {
         Box::pin(async move {
-            // A remote WebDriver may not pass DevTools commands through: WebDriver's own
-            // cookie deletion is what it surely has.
-            if !session.local {
-                return session.delete_all_cookies().await;
+            match clear_through_devtools(session, &origins).await {
+                // A remote WebDriver may refuse DevTools commands (Selenium Grid passes them
+                // through; some cloud grids do not): then what WebDriver alone can do.
+                Err(BrowserError::Command { .. }) if !session.local => {
+                    session.clear_through_webdriver(origins).await
+                }
+                cleared => cleared,
             }
-            cdp(session, "Network.clearBrowserCookies", json!({})).await?;
-            for origin in origins {
-                let params = json!({ "origin": origin, "storageTypes": "all" });
-                cdp(session, "Storage.clearDataForOrigin", params).await?;
-            }
-            Ok(())
         })
     }
 
@@ -181,14 +178,22 @@ impl Backend for Chromium {
 
 impl Chromium {
     /// DevTools' network emulation: extra latency on every answer, none when `latency` is
-    /// `None`. Only a session this process started is known to pass DevTools commands.
+    /// `None`; `false` when a remote WebDriver refuses DevTools commands.
     async fn emulate_latency(
         session: &Session,
         latency: Option<std::time::Duration>,
     ) -> Result<bool, BrowserError> {
-        if !session.local {
-            return Ok(false);
+        match Chromium::set_latency(session, latency).await {
+            Ok(()) => Ok(true),
+            Err(BrowserError::Command { .. }) if !session.local => Ok(false),
+            Err(err) => Err(err),
         }
+    }
+
+    async fn set_latency(
+        session: &Session,
+        latency: Option<std::time::Duration>,
+    ) -> Result<(), BrowserError> {
         let ms = latency.map_or(0, |l| u64::try_from(l.as_millis()).unwrap_or(u64::MAX));
         if latency.is_some() {
             cdp(session, "Network.enable", json!({})).await?;
@@ -200,8 +205,18 @@ impl Chromium {
             "uploadThroughput": -1,
         });
         cdp(session, "Network.emulateNetworkConditions", params).await?;
-        Ok(true)
+        Ok(())
     }
+}
+
+/// Every cookie, and the storage of each of `origins`, through DevTools.
+async fn clear_through_devtools(session: &Session, origins: &[String]) -> Result<(), BrowserError> {
+    cdp(session, "Network.clearBrowserCookies", json!({})).await?;
+    for origin in origins {
+        let params = json!({ "origin": origin, "storageTypes": "all" });
+        cdp(session, "Storage.clearDataForOrigin", params).await?;
+    }
+    Ok(())
 }
 
 /// The `ERR_…` code in a chromedriver error such as `unknown error: net::ERR_CONNECTION_REFUSED`.

@@ -138,15 +138,16 @@ impl Backend for Firefox {
     fn clear_browsing_data<'a>(
         &'a self,
         session: &'a Session,
-        _origins: Vec<String>,
+        origins: Vec<String>,
     ) -> BackendFuture<'a, Result<(), BrowserError>> {
         Box::pin(async move {
             match clear_all_site_data(session).await {
                 Ok(()) => Ok(()),
-                // A remote browser may not allow the privileged context: WebDriver's own
-                // cookie deletion is what it surely has.
+                // A grid's geckodriver refuses the privileged context unless it was started with
+                // --allow-system-access, which no capability can ask for: then what WebDriver
+                // alone can do.
                 Err(BrowserError::Command { .. }) if !session.local => {
-                    session.delete_all_cookies().await
+                    session.clear_through_webdriver(origins).await
                 }
                 Err(err) => Err(err),
             }

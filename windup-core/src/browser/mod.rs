@@ -367,7 +367,9 @@ pub struct Session {
     /// Origins this session has visited since its last reset, whose storage reset clears.
     visited: std::sync::Mutex<std::collections::BTreeSet<String>>,
     kind: BrowserKind,
-    /// Whether this process started the driver (a remote WebDriver may lack vendor endpoints).
+    /// Whether this process started the driver. A remote WebDriver may refuse a backend's vendor
+    /// commands (DevTools, Firefox's privileged context): each then falls back to what WebDriver
+    /// alone can do.
     local: bool,
     /// Whether the session may be inside a frame rather than on the page itself.
     framed: std::sync::atomic::AtomicBool,
@@ -766,11 +768,8 @@ impl Session {
     pub async fn reset(&self) -> Result<(), BrowserError> {
         self.forget_seen_url();
         self.leave_frames().await?;
-        let clear = format!(
-            "try {{ {} localStorage.clear(); sessionStorage.clear(); }} catch (e) {{}}",
-            observe::STOP_OBSERVER_JS
-        );
-        self.execute("reset storage", &clear, vec![]).await?;
+        self.execute("reset storage", &clear_storage_js(), vec![])
+            .await?;
         let origins = std::mem::take(&mut *self.visited.lock().unwrap_or_else(|p| p.into_inner()));
         self.backend()
             .clear_browsing_data(self, origins.into_iter().collect())
@@ -781,8 +780,34 @@ impl Session {
             .map_err(|e| BrowserError::command("open about:blank", e))
     }
 
-    /// WebDriver's own Delete All Cookies: the current document's cookies only.
-    pub(crate) async fn delete_all_cookies(&self) -> Result<(), BrowserError> {
+    /// What WebDriver alone can clear, for a remote browser that refuses the backend's own way:
+    /// the open document's cookies, then each other origin of `origins`, opened at its root, its
+    /// storage cleared and its cookies deleted. Delete All Cookies reaches only the cookies the
+    /// open page would be sent, so a cookie scoped to a narrower path survives.
+    pub(crate) async fn clear_through_webdriver(
+        &self,
+        origins: Vec<String>,
+    ) -> Result<(), BrowserError> {
+        let here = self.current_url().await?;
+        if matches!(here.scheme(), "http" | "https") {
+            self.delete_all_cookies().await?;
+        }
+        let here = here.origin().ascii_serialization();
+        for origin in origins.into_iter().filter(|origin| *origin != here) {
+            // The client's own goto: the origin is being forgotten, not visited.
+            self.client
+                .goto(&format!("{origin}/"))
+                .await
+                .map_err(|e| BrowserError::command(format!("open {origin} to clear it"), e))?;
+            self.execute("reset storage", &clear_storage_js(), vec![])
+                .await?;
+            self.delete_all_cookies().await?;
+        }
+        Ok(())
+    }
+
+    /// WebDriver's own Delete All Cookies: the open document's cookies only.
+    async fn delete_all_cookies(&self) -> Result<(), BrowserError> {
         self.client
             .delete_all_cookies()
             .await
@@ -826,6 +851,14 @@ impl Session {
                 .insert(origin);
         }
     }
+}
+
+/// Clears the open document's local and session storage, its observer stopped first.
+fn clear_storage_js() -> String {
+    format!(
+        "try {{ {} localStorage.clear(); sessionStorage.clear(); }} catch (e) {{}}",
+        observe::STOP_OBSERVER_JS
+    )
 }
 
 /// WebDriver's Switch To Frame with a null id: back to the top-level browsing context, which
