@@ -113,7 +113,8 @@ pub enum BrowserError {
 /// How a click went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clicked {
-    Done,
+    /// With, for a checkbox or radio (or its label), whether its control is checked after.
+    Done { checked: Option<bool> },
     /// The page changed under the click since the gate passed.
     Raced,
 }
@@ -388,11 +389,14 @@ pub const SLOW_ANSWER: Duration = Duration::from_millis(400);
 
 /// After a click: whether a submission the document saw (armed by the gate), not prevented by
 /// the page, is about to replace it. If so, it answers when the document goes, or after
-/// `arguments[0]` ms; otherwise at once, with the URL of the page when it is the top one.
-const AFTER_CLICK: &str = "const [wait, done] = arguments; \
+/// `arguments[0]` ms; otherwise at once, with the URL of the page when it is the top one and
+/// whether the clicked element's control (`arguments[1]`, or the control of its label) is checked.
+const AFTER_CLICK: &str = "const [wait, el, done] = arguments; \
     const e = window.__windupSubmit; \
     if (!(e && !e.defaultPrevented)) { \
-      done({ leaving: false, href: window === window.top ? location.href : null }); \
+      const c = el && (el.control || el); \
+      const checked = c && typeof c.checked === 'boolean' && ['checkbox', 'radio'].includes(c.type) ? c.checked : null; \
+      done({ leaving: false, checked, href: window === window.top ? location.href : null }); \
     } else { \
       addEventListener('pagehide', () => done({ leaving: true, gone: true }), { once: true }); \
       setTimeout(() => done({ leaving: true, gone: false }), wait); \
@@ -403,6 +407,8 @@ struct AfterClick {
     leaving: bool,
     #[serde(default)]
     gone: bool,
+    #[serde(default)]
+    checked: Option<bool>,
     #[serde(default)]
     href: Option<String>,
 }
@@ -586,8 +592,8 @@ impl Session {
         self.forget_seen_url();
         match element.element.click().await {
             Ok(()) => {
-                self.await_departure(deadline).await?;
-                Ok(Clicked::Done)
+                let checked = self.await_departure(element, deadline).await?;
+                Ok(Clicked::Done { checked })
             }
             Err(err)
                 if err.is_element_not_interactable()
@@ -605,8 +611,13 @@ impl Session {
 
     /// Waits while a submission the document saw has not replaced it yet, in one script that
     /// answers when the document goes; a click that submits nothing answers at once, with the
-    /// page's URL.
-    async fn await_departure(&self, deadline: Instant) -> Result<(), BrowserError> {
+    /// page's URL and whether the clicked control is checked now.
+    async fn await_departure(
+        &self,
+        element: &Actionable,
+        deadline: Instant,
+    ) -> Result<Option<bool>, BrowserError> {
+        let clicked = serde_json::to_value(&element.element).unwrap_or(Value::Null);
         // Each look waits in the page at most this long, so that the deadline is kept.
         const LOOK: Duration = Duration::from_secs(2);
         loop {
@@ -616,26 +627,27 @@ impl Session {
                 .execute_async(
                     "see whether a submission is leaving",
                     AFTER_CLICK,
-                    vec![json!(wait)],
+                    vec![json!(wait), clicked.clone()],
                 )
                 .await;
             match answer.map(serde_json::from_value::<AfterClick>) {
                 Ok(Ok(AfterClick {
                     leaving: false,
                     href,
+                    checked,
                     ..
                 })) => {
                     if let Some(href) = href {
                         self.saw_url(&href);
                     }
-                    return Ok(());
+                    return Ok(checked);
                 }
-                Ok(Ok(AfterClick { gone: true, .. })) => return Ok(()),
-                Ok(Ok(_)) if Instant::now() >= deadline => return Ok(()),
+                Ok(Ok(AfterClick { gone: true, .. })) => return Ok(None),
+                Ok(Ok(_)) if Instant::now() >= deadline => return Ok(None),
                 Ok(Ok(_)) => {}
-                Ok(Err(_)) => return Ok(()),
+                Ok(Err(_)) => return Ok(None),
                 // The document is being replaced: the submission is on its way.
-                Err(err) => return lost_or_refused(err),
+                Err(err) => return lost_or_refused(err).map(|()| None),
             }
         }
     }

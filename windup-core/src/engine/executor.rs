@@ -711,7 +711,7 @@ impl<'a> Executor<'a> {
                 self.session.goto(url.as_str()).await.map_err(navigation)?;
             }
             ActionKind::Click => {
-                self.click(action, GateMode::Click, deadline, started)
+                self.click(action, GateMode::Click, None, deadline, started)
                     .await?;
             }
             ActionKind::Fill => {
@@ -724,9 +724,13 @@ impl<'a> Executor<'a> {
                 let want = action.kind == ActionKind::Check;
                 let element = gated(GateMode::Check).await?;
                 if element.checked != Some(want) {
-                    self.click(action, GateMode::Check, deadline, started)
+                    // The gate just passed: the first click needs no second look.
+                    let checked = self
+                        .click(action, GateMode::Check, Some(element), deadline, started)
                         .await?;
-                    self.wait_checked(action, want, deadline, started).await?;
+                    if checked != Some(want) {
+                        self.wait_checked(action, want, deadline, started).await?;
+                    }
                 }
             }
             ActionKind::Press => {
@@ -807,24 +811,30 @@ impl<'a> Executor<'a> {
         Ok(())
     }
 
-    /// Clicks once the element is actionable. A click that loses a race with the page (the
-    /// element moved or got covered after the gate passed) is gated again, up to the deadline.
+    /// Clicks once the element is actionable (`gated`: it has just passed the gate). A click
+    /// that loses a race with the page (the element moved or got covered after the gate
+    /// passed) is gated again, up to the deadline. For a checkbox or radio, whether its control
+    /// is checked after the click, when the page told.
     async fn click(
         &self,
         action: &Action,
         mode: GateMode,
+        mut gated: Option<crate::browser::Actionable>,
         deadline: Instant,
         started: Instant,
-    ) -> Result<(), FailureCause> {
+    ) -> Result<Option<bool>, FailureCause> {
         loop {
-            let element = self.gate(action, mode, deadline, started).await?;
+            let element = match gated.take() {
+                Some(element) => element,
+                None => self.gate(action, mode, deadline, started).await?,
+            };
             let clicked = self
                 .session
                 .click(&element, deadline)
                 .await
                 .map_err(FailureCause::Browser)?;
             match clicked {
-                Clicked::Done => return Ok(()),
+                Clicked::Done { checked } => return Ok(checked),
                 Clicked::Raced if Instant::now() < deadline => {}
                 Clicked::Raced => {
                     return Err(FailureCause::Refused(format!(
