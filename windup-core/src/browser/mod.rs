@@ -545,8 +545,12 @@ impl Session {
     }
 
     /// Clears a field that passed the gate (unless it was empty then) and types `text` into it.
+    /// Typing text moves no page; a line break may submit a form, and then the URL seen is
+    /// forgotten. (A page whose script navigates as one types is seen by the next look.)
     pub async fn type_into(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
-        self.forget_seen_url();
+        if text.contains(['\n', '\r']) {
+            self.forget_seen_url();
+        }
         let typed = async {
             if !element.empty {
                 element.element.clear().await?;

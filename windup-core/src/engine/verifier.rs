@@ -83,10 +83,14 @@ pub async fn verify(
     }
     let groups = page_groups(conditions);
     let holds = HoldsChecks::new(conditions);
+    let mut first = true;
     loop {
-        // Each look reads the URL afresh: from the page checks' own answer when they ran on the
-        // page itself, else from the driver.
-        session.forget_seen_url();
+        // Each look after the first reads the URL afresh: from the page checks' own answer when
+        // they ran on the page itself, else from the driver. The first may take the URL a script
+        // reported since the act (the click's own), which is as fresh.
+        if !std::mem::take(&mut first) {
+            session.forget_seen_url();
+        }
         let mut unmet = Vec::new();
         // A failing page check has already waited in the page for its next change.
         let mut waited = false;
