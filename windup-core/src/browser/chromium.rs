@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::backend::{Backend, BackendFuture, Capabilities, Local, Names};
 use super::driver::find_executable;
-use super::{BrowserConfig, BrowserError, Session};
+use super::{BrowserConfig, BrowserError, Session, SessionPost};
 
 /// Chromium flags for headless runs as root on a closed network (docs/browsers.md).
 const FLAGS: &[&str] = &[
@@ -233,33 +233,12 @@ fn net_error_code(message: &str) -> Option<String> {
 async fn cdp(session: &Session, cmd: &'static str, params: Value) -> Result<Value, BrowserError> {
     session
         .client
-        .issue_cmd(CdpCommand { cmd, params })
+        .issue_cmd(SessionPost {
+            path: "goog/cdp/execute",
+            body: json!({ "cmd": cmd, "params": params }),
+        })
         .await
         .map_err(|e| BrowserError::command(cmd, e))
-}
-
-#[derive(Debug)]
-struct CdpCommand {
-    cmd: &'static str,
-    params: Value,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for CdpCommand {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/goog/cdp/execute",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({ "cmd": self.cmd, "params": self.params });
-        (http::Method::POST, Some(body.to_string()))
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::backend::{Backend, BackendFuture, Capabilities, Local, Names};
 use super::driver::find_executable;
-use super::{BrowserConfig, BrowserError, Session};
+use super::{BrowserConfig, BrowserError, Session, SessionPost};
 
 const DRIVER_NAMES: &[&str] = &["geckodriver"];
 const BROWSER_NAMES: &[&str] = &["firefox-esr", "firefox"];
@@ -240,33 +240,13 @@ async fn clear_all_site_data(session: &Session) -> Result<(), BrowserError> {
 async fn set_context(session: &Session, context: &'static str) -> Result<(), BrowserError> {
     session
         .client
-        .issue_cmd(ContextCommand { context })
+        .issue_cmd(SessionPost {
+            path: "moz/context",
+            body: json!({ "context": context }),
+        })
         .await
         .map(|_| ())
         .map_err(|e| BrowserError::command(format!("switch to the {context} context"), e))
-}
-
-#[derive(Debug)]
-struct ContextCommand {
-    context: &'static str,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for ContextCommand {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!(
-            "session/{}/moz/context",
-            session_id.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({ "context": self.context });
-        (http::Method::POST, Some(body.to_string()))
-    }
 }
 
 #[cfg(test)]

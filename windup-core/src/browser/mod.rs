@@ -877,22 +877,27 @@ fn clear_storage_js() -> String {
     )
 }
 
-/// WebDriver's Switch To Frame with a null id: back to the top-level browsing context, which
-/// fantoccini offers only as a step to the parent.
+/// A POST of `body` to `session/{id}/{path}`: a WebDriver command fantoccini offers only in
+/// part (Switch To Frame with a null id) or a driver's own (DevTools through chromedriver,
+/// Firefox's privileged context through geckodriver).
 #[derive(Debug)]
-struct TopFrame;
+pub(crate) struct SessionPost {
+    pub(crate) path: &'static str,
+    pub(crate) body: Value,
+}
 
-impl fantoccini::wd::WebDriverCompatibleCommand for TopFrame {
+impl fantoccini::wd::WebDriverCompatibleCommand for SessionPost {
     fn endpoint(
         &self,
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!("session/{}/frame", session_id.unwrap_or_default()))
+        let session = session_id.unwrap_or_default();
+        base_url.join(&format!("session/{session}/{}", self.path))
     }
 
     fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(json!({ "id": null }).to_string()))
+        (http::Method::POST, Some(self.body.to_string()))
     }
 }
 

@@ -339,7 +339,11 @@ impl Session {
             return Ok(());
         }
         self.client
-            .issue_cmd(super::TopFrame)
+            .issue_cmd(super::SessionPost {
+                // Switch To Frame with a null id: back to the top-level browsing context.
+                path: "frame",
+                body: json!({ "id": null }),
+            })
             .await
             .map(|_| ())
             .map_err(|e| BrowserError::command("return to the page from a frame", e))
