@@ -433,8 +433,11 @@ fn ensure_browser(settings: &Settings, yes: bool, again: &str) -> Result<(), Cli
     );
     if !(yes || confirm("Install them now with the system package manager?")) {
         return Err(CliError::Browser(format!(
-            "{missing} missing: run `cargo windup setup --browser {}`, or `{again}`",
-            settings.browser.kind.as_str()
+            "{missing} missing: run `cargo windup setup{}`, or `{again}`",
+            match settings.browser.kind {
+                BrowserKind::Chromium => String::new(),
+                other => format!(" --browser {}", other.as_str()),
+            }
         )));
     }
     setup(settings.browser.kind)

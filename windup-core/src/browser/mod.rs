@@ -329,7 +329,7 @@ impl Browser {
             local: self.driver.is_some(),
             framed: Default::default(),
             watching: Default::default(),
-            seen_url: Default::default(),
+            seen: Default::default(),
             _profile: profile,
         })
     }
@@ -376,12 +376,22 @@ pub struct Session {
     framed: std::sync::atomic::AtomicBool,
     /// Whether the backend runs the page-events observer in every new document.
     watching: std::sync::Mutex<Option<String>>,
-    /// The top-level page's URL as a script last reported it, until a command changes the page.
-    seen_url: std::sync::Mutex<Option<url::Url>>,
+    /// What scripts told of the top-level page since a command last changed it.
+    seen: std::sync::Mutex<Seen>,
     /// The session's own driver, for a browser whose driver serves one session; it ends after
     /// the session, before the profile is removed.
     driver: Option<DriverProcess>,
     _profile: tempfile::TempDir,
+}
+
+/// What the session's scripts told of the top-level page since a command last changed it.
+#[derive(Debug, Default)]
+struct Seen {
+    url: Option<url::Url>,
+    /// A new page's structure, read by a script that ran after an act.
+    structure: Option<Value>,
+    /// The path of the page the caller recorded last.
+    recorded: Option<String>,
 }
 
 /// How late every answer from the network arrives during a double click.
@@ -389,18 +399,16 @@ pub const SLOW_ANSWER: Duration = Duration::from_millis(400);
 
 /// After a click: whether a submission the document saw (armed by the gate), not prevented by
 /// the page, is about to replace it. If so, it answers when the document goes, or after
-/// `arguments[0]` ms; otherwise at once, with the URL of the page when it is the top one and
-/// whether the clicked element's control (`arguments[1]`, or the control of its label) is checked.
-const AFTER_CLICK: &str = "const [wait, el, done] = arguments; \
-    const e = window.__windupSubmit; \
-    if (!(e && !e.defaultPrevented)) { \
-      const c = el && (el.control || el); \
-      const checked = c && typeof c.checked === 'boolean' && ['checkbox', 'radio'].includes(c.type) ? c.checked : null; \
-      done({ leaving: false, checked, href: window === window.top ? location.href : null }); \
-    } else { \
-      addEventListener('pagehide', () => done({ leaving: true, gone: true }), { once: true }); \
-      setTimeout(() => done({ leaving: true, gone: false }), wait); \
-    }";
+/// `arguments[0]` ms; otherwise at once, with whether the clicked element's control
+/// (`arguments[1]`, or the control of its label) is checked, and what `pageAfter` tells of the
+/// page (`arguments[2]`: the path last recorded).
+static AFTER_CLICK: scripts::Script = scripts::Script::new(|| {
+    scripts::with_selectors(&format!(
+        "{}\n{}",
+        include_str!("js/structure.js"),
+        include_str!("js/after_click.js")
+    ))
+});
 
 #[derive(Debug, serde::Deserialize)]
 struct AfterClick {
@@ -411,6 +419,8 @@ struct AfterClick {
     checked: Option<bool>,
     #[serde(default)]
     href: Option<String>,
+    #[serde(default)]
+    structure: Option<Value>,
 }
 
 impl Session {
@@ -476,10 +486,7 @@ impl Session {
     /// this session (an act, a navigation, a script), if one did: what [`Session::current_url`]
     /// would answer, without asking the driver.
     pub fn seen_url(&self) -> Option<url::Url> {
-        self.seen_url
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.seen().url.clone()
     }
 
     /// The page's URL now: the one seen since the last change, else read from the driver.
@@ -488,7 +495,7 @@ impl Session {
             Some(url) => Ok(url),
             None => {
                 let url = self.current_url().await?;
-                *self.seen_url.lock().unwrap_or_else(|p| p.into_inner()) = Some(url.clone());
+                self.seen().url = Some(url.clone());
                 Ok(url)
             }
         }
@@ -496,13 +503,42 @@ impl Session {
 
     /// Records the top-level page's URL as a script of this session just reported it.
     pub(crate) fn saw_url(&self, href: &str) {
-        let url = url::Url::parse(href).ok();
-        *self.seen_url.lock().unwrap_or_else(|p| p.into_inner()) = url;
+        self.saw_page(href, None);
     }
 
-    /// Forgets the URL seen: a command is about to change the page, or may have.
+    /// Records the top-level page's URL and, when the script read it, its structure (as the
+    /// page-structure script answers it: the engine reads it).
+    pub(crate) fn saw_page(&self, href: &str, structure: Option<Value>) {
+        let mut seen = self.seen();
+        seen.url = url::Url::parse(href).ok();
+        seen.structure = structure;
+    }
+
+    /// Forgets what was seen: a command is about to change the page, or may have.
     pub(crate) fn forget_seen_url(&self) {
-        *self.seen_url.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        let mut seen = self.seen();
+        seen.url = None;
+        seen.structure = None;
+    }
+
+    /// The structure of a new page a script read since the page last changed, once.
+    pub(crate) fn take_seen_structure(&self) -> Option<Value> {
+        self.seen().structure.take()
+    }
+
+    /// The path of the page the caller recorded last: scripts that run after an act read a
+    /// page's structure only when its path is another.
+    pub(crate) fn recorded_path(&self) -> Option<String> {
+        self.seen().recorded.clone()
+    }
+
+    /// Tells the session the path of the page just recorded (`None`: none yet).
+    pub(crate) fn set_recorded_path(&self, path: Option<&str>) {
+        self.seen().recorded = path.map(str::to_owned);
+    }
+
+    fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The current URL.
@@ -630,8 +666,8 @@ impl Session {
             let answer = self
                 .execute_async(
                     "see whether a submission is leaving",
-                    AFTER_CLICK,
-                    vec![json!(wait), clicked.clone()],
+                    &AFTER_CLICK,
+                    vec![json!(wait), clicked.clone(), json!(self.recorded_path())],
                 )
                 .await;
             match answer.map(serde_json::from_value::<AfterClick>) {
@@ -639,10 +675,11 @@ impl Session {
                     leaving: false,
                     href,
                     checked,
+                    structure,
                     ..
                 })) => {
                     if let Some(href) = href {
-                        self.saw_url(&href);
+                        self.saw_page(&href, structure);
                     }
                     return Ok(checked);
                 }
@@ -783,6 +820,7 @@ impl Session {
     /// part), then `about:blank`.
     pub async fn reset(&self) -> Result<(), BrowserError> {
         self.forget_seen_url();
+        self.set_recorded_path(None);
         self.leave_frames().await?;
         self.execute("reset storage", &clear_storage_js(), vec![])
             .await?;

@@ -13,7 +13,13 @@ use super::{BrowserError, Session};
 use crate::plan::Identity;
 
 static GATE: Script = Script::new(|| scripts::with_helpers(include_str!("js/gate.js")));
-static VERIFY: Script = Script::new(|| scripts::with_helpers(include_str!("js/verify.js")));
+static VERIFY: Script = Script::new(|| {
+    scripts::with_selectors(&format!(
+        "{}\n{}",
+        include_str!("js/structure.js"),
+        include_str!("js/verify.js")
+    ))
+});
 static FRAME: Script = Script::new(|| scripts::with_helpers(FRAME_JS));
 static COUNT: Script = Script::new(|| {
     scripts::with_helpers("try { return W.query(arguments[0]).length; } catch (e) { return -1; }")
@@ -132,6 +138,8 @@ struct Checked {
     answers: Vec<CheckAnswer>,
     #[serde(default)]
     href: Option<String>,
+    #[serde(default)]
+    structure: Option<Value>,
 }
 
 /// One postcondition's answer from the page.
@@ -246,7 +254,11 @@ impl Session {
     /// Evaluates page-side postconditions once (after at most one wait for a DOM change).
     pub(crate) async fn check(&self, checks: &[Value]) -> Result<Vec<CheckAnswer>, BrowserError> {
         let raw = match self
-            .execute_async("postcondition check", &VERIFY, vec![json!(checks)])
+            .execute_async(
+                "postcondition check",
+                &VERIFY,
+                vec![json!(checks), json!(self.recorded_path())],
+            )
             .await
         {
             Ok(raw) => raw,
@@ -268,7 +280,7 @@ impl Session {
                 value: raw.to_string(),
             })?;
         if let Some(href) = &checked.href {
-            self.saw_url(href);
+            self.saw_page(href, checked.structure);
         }
         Ok(checked.answers)
     }

@@ -52,6 +52,7 @@ mod tests {
         ("observer.js", include_str!("js/observer.js")),
         ("observe.js", include_str!("js/observe.js")),
         ("shown.js", include_str!("js/shown.js")),
+        ("after_click.js", include_str!("js/after_click.js")),
     ];
 
     #[test]

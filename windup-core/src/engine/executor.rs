@@ -309,9 +309,18 @@ impl<'a> Executor<'a> {
             return;
         }
         // A page still loading is left for the next step to record, and the path recorded is
-        // the one the snapshot itself saw.
-        let Ok(page) = self.session.structure().await else {
-            return;
+        // the one the snapshot itself saw. A script of the step may have read it already.
+        let seen = self
+            .session
+            .take_seen_structure()
+            .and_then(|raw| serde_json::from_value::<crate::signature::PageStructure>(raw).ok())
+            .filter(|page| Url::parse(&page.url).is_ok_and(|u| u.path() == path));
+        let page = match seen {
+            Some(page) => page,
+            None => match self.session.structure().await {
+                Ok(page) => page,
+                Err(_) => return,
+            },
         };
         let Some(path) = Url::parse(&page.url)
             .ok()
@@ -327,6 +336,7 @@ impl<'a> Executor<'a> {
                 sig: page.signature(),
             };
             self.watcher.page_visited(scenario, &visit);
+            self.session.set_recorded_path(Some(&visit.path));
             visits.push(visit);
         }
     }

@@ -111,8 +111,12 @@ impl PageStructure {
     }
 }
 
-static STRUCTURE: Script =
-    Script::new(|| scripts::with_selectors(include_str!("../browser/js/structure.js")));
+static STRUCTURE: Script = Script::new(|| {
+    scripts::with_selectors(&format!(
+        "{}\nreturn pageStructure();",
+        include_str!("../browser/js/structure.js")
+    ))
+});
 
 impl Session {
     /// The structure of the current page.

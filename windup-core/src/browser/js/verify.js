@@ -1,9 +1,9 @@
-// Postcondition probe. Arguments: a list of { kind, selector?, text?, value? }, then the WebDriver
-// callback. Answers { answers: one { ok, seen } per check, href }. When any fails, it waits for the next DOM change
+// Postcondition probe. Arguments: a list of { kind, selector?, text?, value? }, the path of the page
+// last recorded (see `pageAfter`), then the WebDriver callback. Answers { answers: one { ok, seen } per check, href }. When any fails, it waits for the next DOM change
 // (at most 100 ms) and looks once more, so callers poll on conditions rather than on a clock.
 // Selectors are `>>>` chains through shadow roots; the page's text includes its open shadow roots
 // and the frames a script of this page may read (same origin).
-const [checks, done] = arguments;
+const [checks, known, done] = arguments;
 function visibleMatches(selector) {
   const all = W.query(selector);
   return { all, visible: all.filter(W.isVisible) };
@@ -85,13 +85,14 @@ function check(c) {
     return { ok: false, seen: `the check failed in the page: ${e && e.message || e}` };
   }
 }
-// The answers come with the page's URL when this is the top document, so that the caller
-// need not ask the driver for it.
-const href = () => (window === window.top ? location.href : null);
+// The answers come with the page's URL when this is the top document, so that the caller need
+// not ask the driver for it, and, once every check holds, with a new page's structure.
 (async () => {
   let results = checks.map(check);
   if (results.every((r) => r.ok)) return results;
   await W.nextChange(100);
   return checks.map(check);
-})().then((answers) => done({ answers, href: href() }),
-  (e) => done({ answers: checks.map(() => ({ ok: false, seen: String(e && e.message || e) })), href: null }));
+})().then((answers) => {
+  const page = pageAfter(answers.every((a) => a.ok) ? known : location.pathname);
+  done({ answers, href: page.href, structure: page.structure });
+}, (e) => done({ answers: checks.map(() => ({ ok: false, seen: String(e && e.message || e) })), href: null }));

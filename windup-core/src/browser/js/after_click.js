@@ -1,0 +1,15 @@
+// After a click. Arguments: how long to wait (ms), the clicked element, the path of the page last
+// recorded (see `pageAfter`), then the WebDriver callback. When a submission the gate armed the
+// watch for, not prevented by the page, is about to replace the document, it answers when the
+// document goes (or after the wait); otherwise at once, with whether the clicked control (or the
+// control of the clicked label) is checked, and what `pageAfter` tells of the page.
+const [wait, el, known, done] = arguments;
+const e = window.__windupSubmit;
+if (!(e && !e.defaultPrevented)) {
+  const c = el && (el.control || el);
+  const checked = c && typeof c.checked === 'boolean' && ['checkbox', 'radio'].includes(c.type) ? c.checked : null;
+  done({ leaving: false, checked, ...pageAfter(known) });
+} else {
+  addEventListener('pagehide', () => done({ leaving: true, gone: true }), { once: true });
+  setTimeout(() => done({ leaving: true, gone: false }), wait);
+}
