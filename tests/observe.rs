@@ -22,6 +22,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use url::Url;
+use windup::engine::browser::BrowserKind;
 use windup::engine::executor::{FailureCause, NoValues};
 use windup::engine::invariant::{
     FailedRequest, Field, Observation, PageEvents, Predicate, Probe, Verdict,
@@ -29,7 +30,7 @@ use windup::engine::invariant::{
 use windup::engine::plan::{Plan, Postcondition};
 use windup::engine::planner::OfflinePlanner;
 use windup::engine::verifier::{self, Baseline};
-use windup::engine::{Browser, ExecOptions, Executor, Session};
+use windup::engine::{Browser, BrowserConfig, ExecOptions, Executor, Session};
 
 /// The fixture pages, served on loopback until dropped.
 struct Site {
@@ -227,6 +228,10 @@ document.getElementById('go').addEventListener('click', (event) => {
 });
 </script></body></html>"#;
 
+/// A plain link to another page.
+const LINK: &str = r#"<!doctype html><html><head><title>Link</title></head><body>
+<a id="on" href="/after.html">On</a></body></html>"#;
+
 const ARRIVE: &str = r#"<!doctype html><html><head><title>Arrive</title></head><body>
 <p>Arrived</p><img src="/api/slow-image" alt=""></body></html>"#;
 
@@ -290,6 +295,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "events.html" => ok(EVENTS),
         "after.html" => ok(AFTER),
         "leave.html" => ok(LEAVE),
+        "link.html" => ok(LINK),
         "post-slow.html" => ok(POST_SLOW),
         "arrive.html" => ok(ARRIVE),
         "late.html" => ok(LATE),
@@ -315,10 +321,18 @@ struct Rig {
 
 impl Rig {
     async fn start() -> Rig {
+        Rig::start_in(BrowserKind::Chromium).await
+    }
+
+    async fn start_in(kind: BrowserKind) -> Rig {
         let site = Site::start().await;
-        let browser = Browser::launch(common::browser_config())
+        let config = BrowserConfig {
+            kind,
+            ..common::browser_config()
+        };
+        let browser = Browser::launch(config)
             .await
-            .expect("chromedriver starts (install chromium and chromium-driver)");
+            .unwrap_or_else(|e| panic!("{kind}'s driver starts (cargo windup setup): {e}"));
         let session = browser.new_session().await.expect("a session opens");
         let artifacts = tempfile::tempdir().expect("a temporary directory");
         let mut options = ExecOptions::new(site.url.parse().expect("the site's URL parses"));
@@ -362,10 +376,14 @@ impl Rig {
             .unwrap_or_else(|e| panic!("{selector} is clicked: {e}"));
     }
 
-    /// Waits, as the verifier does, until `condition` holds.
+    /// Waits, as the verifier does, until `condition` holds (for at most 5 s).
     async fn until(&self, condition: Postcondition) {
+        self.until_within(condition, Duration::from_secs(5)).await;
+    }
+
+    async fn until_within(&self, condition: Postcondition, timeout: Duration) {
         let base: Url = self.site.url.parse().expect("the site's URL parses");
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + timeout;
         let verdict = verifier::verify(
             &self.session,
             &base,
@@ -1026,4 +1044,115 @@ async fn a_click_that_submits_returns_once_the_answer_replaced_the_form() {
         run.actions[0].duration
     );
     rig.close().await;
+}
+
+/// A click whose postconditions look at the page itself leaves the wait for its submission to
+/// their first look: a condition that holds on the form's page too is checked on the page the
+/// answer brings, and the next action (a `goto`) cannot cancel the submission. In each browser.
+#[tokio::test]
+async fn a_submission_is_checked_on_the_page_its_answer_brings() {
+    for kind in BrowserKind::ALL {
+        let rig = Rig::start_in(kind).await;
+        let plan = common::plan(
+            "post-checked",
+            "/post-slow.html",
+            json!([
+                { "id": "send", "type": "click",
+                  "target": { "selector": "#send", "identity": { "tag": "button", "name": "Send" } },
+                  "expect": [{ "kind": "text_absent", "text": "Something went wrong" }] },
+                { "id": "away", "type": "goto", "url": "/after.html",
+                  "expect": [{ "kind": "text_visible", "text": "Thanks" }] }
+            ]),
+        );
+        let before = POSTED.load(std::sync::atomic::Ordering::SeqCst);
+        let run = rig
+            .executor()
+            .run(&plan)
+            .await
+            .unwrap_or_else(|failure| panic!("{kind}: the plan runs: {failure}"));
+        assert_eq!(
+            POSTED.load(std::sync::atomic::Ordering::SeqCst),
+            before + 1,
+            "{kind}: the post was answered before the goto"
+        );
+        assert!(
+            run.actions[0].duration >= Duration::from_millis(600),
+            "{kind}: the check waited for the answer: {:?}",
+            run.actions[0].duration
+        );
+        rig.close().await;
+    }
+}
+
+/// A click that opens another page tells where it landed in its own script, which reads the
+/// clicked element from the page (a reference the driver holds is stale on the new page, and
+/// the script failed): nothing asks the driver for the URL after. In each browser.
+#[tokio::test]
+async fn a_click_that_opens_a_page_tells_where_it_landed() {
+    for kind in BrowserKind::ALL {
+        let mut rig = Rig::start_in(kind).await;
+        rig.options.visits = false;
+        let plan = common::plan(
+            "link",
+            "/link.html",
+            json!([
+                { "id": "on", "type": "click",
+                  "target": { "selector": "#on", "identity": { "tag": "a", "name": "On" } } },
+                { "id": "read", "type": "goto", "url": "/after.html",
+                  "expect": [{ "kind": "text_visible", "text": "Thanks" }] }
+            ]),
+        );
+        rig.open("/link.html").await;
+        let executor = rig.executor();
+        executor
+            .step("link", &plan.actions[0], 1, 1)
+            .await
+            .unwrap_or_else(|failure| panic!("{kind}: the click runs: {failure}"));
+        let seen = rig.session.seen_url().map(|url| url.path().to_owned());
+        assert_eq!(seen.as_deref(), Some("/after.html"), "{kind}");
+        rig.close().await;
+    }
+}
+
+/// A look waits while a submission the gate saw leaves the page, and checks the page that
+/// follows: here a submission that navigates 300 ms after it was sent, and a condition that
+/// holds on both pages. A submission that replaces nothing (a 204 answer) is waited for 3 s,
+/// not for ever. In each browser.
+#[tokio::test]
+async fn a_look_checks_the_page_a_leaving_submission_brings() {
+    for kind in BrowserKind::ALL {
+        let rig = Rig::start_in(kind).await;
+        rig.open("/post-slow.html").await;
+        // What the gate's watch records when a form is submitted, and a navigation that comes
+        // a moment later, as a submission's answer does.
+        rig.session
+            .execute_script(
+                "window.__windupSubmit = new Event('submit'); \
+                 setTimeout(() => { location.href = '/after.html'; }, 300); return true;",
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: the page takes the script: {e}"));
+        rig.until(Postcondition::TextAbsent {
+            text: "Something went wrong".into(),
+        })
+        .await;
+        let url = rig.session.current_url().await.expect("the URL reads");
+        assert_eq!(url.path(), "/after.html", "{kind}: the look waited");
+
+        rig.session
+            .execute_script("window.__windupSubmit = new Event('submit'); return true;")
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: the page takes the script: {e}"));
+        let started = Instant::now();
+        let thanks = Postcondition::TextVisible {
+            text: "Thanks".into(),
+        };
+        rig.until_within(thanks, Duration::from_secs(20)).await;
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(2500),
+            "{kind}: the look waited for the submission a while: {waited:?}"
+        );
+        rig.close().await;
+    }
 }

@@ -191,7 +191,13 @@ fn describe(value: Option<&Value>) -> String {
 /// A chat completion whose assistant message carries the answer.
 pub(crate) fn answer(exchange: &Exchange, answer: &Answer<'_>) -> Value {
     let text = answer.text();
+    let message = json!({ "role": "assistant", "content": text, "refusal": null });
     let output_tokens = crate::render::tokens(text.len());
+    completion(exchange, message, (exchange.input_tokens, output_tokens))
+}
+
+/// A chat completion of one assistant `message`, with its usage (prompt and completion tokens).
+fn completion(exchange: &Exchange, message: Value, (input, output): (u64, u64)) -> Value {
     json!({
         "id": format!("chatcmpl-fake-{}", exchange.seq),
         "object": "chat.completion",
@@ -199,14 +205,14 @@ pub(crate) fn answer(exchange: &Exchange, answer: &Answer<'_>) -> Value {
         "model": exchange.model,
         "choices": [{
             "index": 0,
-            "message": { "role": "assistant", "content": text, "refusal": null },
+            "message": message,
             "logprobs": null,
             "finish_reason": "stop"
         }],
         "usage": {
-            "prompt_tokens": exchange.input_tokens,
-            "completion_tokens": output_tokens,
-            "total_tokens": exchange.input_tokens + output_tokens
+            "prompt_tokens": input,
+            "completion_tokens": output,
+            "total_tokens": input + output
         }
     })
 }
@@ -223,23 +229,12 @@ pub(crate) fn error(status: StatusCode, message: &str) -> Value {
 
 /// A chat completion whose assistant message refuses: `refusal` set, `content` null.
 pub(crate) fn refusal(exchange: &Exchange, refusal: &Refusal<'_>) -> Value {
-    json!({
-        "id": format!("chatcmpl-fake-{}", exchange.seq),
-        "object": "chat.completion",
-        "created": crate::render::CREATED,
-        "model": exchange.model,
-        "choices": [{
-            "index": 0,
-            "message": { "role": "assistant", "content": null, "refusal": refusal.message },
-            "logprobs": null,
-            "finish_reason": "stop"
-        }],
-        "usage": {
-            "prompt_tokens": refusal.input_tokens,
-            "completion_tokens": refusal.output_tokens,
-            "total_tokens": refusal.input_tokens + refusal.output_tokens
-        }
-    })
+    let message = json!({ "role": "assistant", "content": null, "refusal": refusal.message });
+    completion(
+        exchange,
+        message,
+        (refusal.input_tokens, refusal.output_tokens),
+    )
 }
 
 /// OpenAI's 401 for an API key it does not know.

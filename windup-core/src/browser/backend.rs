@@ -135,9 +135,9 @@ pub(crate) trait Backend: Sync {
     /// (`ERR_CONNECTION_REFUSED`), when the message carries one.
     fn navigation_error(&self, message: &str) -> Option<String>;
 
-    /// A script expression: the network error code when the page open now is the browser's own
-    /// error page, else `null`.
-    fn error_page_js(&self) -> &'static str;
+    /// The script that tells what the page just opened is (made by `scripts::opened` from
+    /// the backend's expression for its own error page).
+    fn opened_js(&self) -> &'static str;
 
     /// Deletes every cookie and the storage of `origins`: the part of a session's reset that is
     /// the browser's own (the current page's storage is cleared and `about:blank` opened by the

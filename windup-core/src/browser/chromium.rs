@@ -7,7 +7,18 @@ use serde_json::{Value, json};
 
 use super::backend::{Backend, BackendFuture, Capabilities, Local, Names};
 use super::driver::find_executable;
+use super::scripts::{self, Script};
 use super::{BrowserConfig, BrowserError, Session, SessionPost};
+
+/// What the page just opened is; Chromium's error page is a `chrome-error:` document that shows
+/// its network error code.
+static OPENED: Script = Script::new(|| {
+    scripts::opened(
+        "(location.href.startsWith('chrome-error:') \
+          ? ((document.querySelector('.error-code') || {}).innerText || 'ERR_FAILED').trim() \
+          : null)",
+    )
+});
 
 /// Chromium flags for headless runs as root on a closed network (docs/browsers.md).
 const FLAGS: &[&str] = &[
@@ -113,10 +124,8 @@ impl Backend for Chromium {
         net_error_code(message)
     }
 
-    fn error_page_js(&self) -> &'static str {
-        "(location.href.startsWith('chrome-error:') \
-          ? ((document.querySelector('.error-code') || {}).innerText || 'ERR_FAILED').trim() \
-          : null)"
+    fn opened_js(&self) -> &'static str {
+        &OPENED
     }
 
     fn clear_browsing_data<'a>(

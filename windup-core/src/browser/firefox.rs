@@ -4,12 +4,12 @@
 //! knows any of it.
 
 use std::path::PathBuf;
-use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
 use super::backend::{Backend, BackendFuture, Capabilities, Local, Names};
 use super::driver::find_executable;
+use super::scripts::{self, Script};
 use super::{BrowserConfig, BrowserError, Session, SessionPost};
 
 const DRIVER_NAMES: &[&str] = &["geckodriver"];
@@ -131,8 +131,8 @@ impl Backend for Firefox {
         neterror_code(message)
     }
 
-    fn error_page_js(&self) -> &'static str {
-        &ERROR_PAGE_JS
+    fn opened_js(&self) -> &'static str {
+        &OPENED
     }
 
     fn clear_browsing_data<'a>(
@@ -177,21 +177,21 @@ fn prefs() -> impl Iterator<Item = (String, Value)> {
     .map(|(name, value)| (name.to_owned(), value))
 }
 
-/// The script expression that reads a Firefox error page: `about:neterror` and
-/// `about:certerror` documents, their `e=` code in Chromium's names.
-static ERROR_PAGE_JS: LazyLock<String> = LazyLock::new(|| {
+/// What the page just opened is. A Firefox error page is an `about:neterror` or
+/// `about:certerror` document; its `e=` code is given in Chromium's names.
+static OPENED: Script = Script::new(|| {
     let codes: serde_json::Map<String, Value> = NET_ERRORS
         .iter()
         .map(|(firefox, chromium)| ((*firefox).to_owned(), json!(chromium)))
         .collect();
-    format!(
+    scripts::opened(&format!(
         "(() => {{ const uri = document.documentURI || ''; \
            if (uri.startsWith('about:certerror')) return 'ERR_CERT_INVALID'; \
            if (!uri.startsWith('about:neterror')) return null; \
            const code = new URLSearchParams(uri.slice(uri.indexOf('?') + 1)).get('e') || ''; \
            return {}[code] || ('ERR_FAILED (' + code + ')'); }})()",
         Value::Object(codes)
-    )
+    ))
 });
 
 /// The error code in a geckodriver message such as

@@ -119,6 +119,17 @@ pub enum Clicked {
     Raced,
 }
 
+/// What a click waits for once the browser has clicked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterClick {
+    /// A submission it sent to leave, and what the page is then (its URL, whether the clicked
+    /// control is checked): one script.
+    Settle,
+    /// Nothing: the caller's next command is a postcondition check of the page itself, whose
+    /// first look waits for a departing submission ([`Session::check`]). One script less.
+    CheckPage,
+}
+
 /// A refused command is an answer (`Ok`); a lost browser is an error.
 fn lost_or_refused(err: BrowserError) -> Result<(), BrowserError> {
     if err.is_lost() { Err(err) } else { Ok(()) }
@@ -138,6 +149,8 @@ struct OpenedPage {
     status: Option<u16>,
     #[serde(default)]
     href: Option<String>,
+    #[serde(default)]
+    structure: Option<Value>,
 }
 
 /// A page the browser could not open, with the network error it gave.
@@ -399,9 +412,10 @@ pub const SLOW_ANSWER: Duration = Duration::from_millis(400);
 
 /// After a click: whether a submission the document saw (armed by the gate), not prevented by
 /// the page, is about to replace it. If so, it answers when the document goes, or after
-/// `arguments[0]` ms; otherwise at once, with whether the clicked element's control
-/// (`arguments[1]`, or the control of its label) is checked, and what `pageAfter` tells of the
-/// page (`arguments[2]`: the path last recorded).
+/// `arguments[0]` ms; otherwise at once, with whether the element the gate passed (or the control
+/// of that label) is checked, and what `pageAfter` tells of the page (`arguments[1]`: the path
+/// last recorded). The gate keeps the element in the page: a reference the driver holds goes
+/// stale when the click replaces the document, and the script would fail.
 static AFTER_CLICK: scripts::Script = scripts::Script::new(|| {
     scripts::with_selectors(&format!(
         "{}\n{}",
@@ -411,7 +425,7 @@ static AFTER_CLICK: scripts::Script = scripts::Script::new(|| {
 });
 
 #[derive(Debug, serde::Deserialize)]
-struct AfterClick {
+struct Departure {
     leaving: bool,
     #[serde(default)]
     gone: bool,
@@ -460,24 +474,23 @@ impl Session {
     }
 
     /// What the page just opened is: the browser's error page (with its network error code), or
-    /// a document served with an HTTP status (Navigation Timing's `responseStatus`). One script.
+    /// a document served with an HTTP status (Navigation Timing's `responseStatus`), with its
+    /// structure when it is a new page. One script.
     async fn opened(&self) -> Result<OpenedPage, BrowserError> {
-        let script = format!(
-            "const nav = performance.getEntriesByType('navigation')[0]; \
-             return {{ error: {}, href: location.href, \
-               status: nav && nav.responseStatus ? nav.responseStatus : null }};",
-            self.backend().error_page_js()
-        );
         let raw = self
-            .execute("check the page opened", &script, vec![])
+            .execute(
+                "check the page opened",
+                self.backend().opened_js(),
+                vec![json!(self.recorded_path())],
+            )
             .await?;
-        let page: OpenedPage =
+        let mut page: OpenedPage =
             serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
                 during: "check the page opened".into(),
                 value: raw.to_string(),
             })?;
         if let Some(href) = &page.href {
-            self.saw_url(href);
+            self.saw_page(href, page.structure.take());
         }
         Ok(page)
     }
@@ -499,11 +512,6 @@ impl Session {
                 Ok(url)
             }
         }
-    }
-
-    /// Records the top-level page's URL as a script of this session just reported it.
-    pub(crate) fn saw_url(&self, href: &str) {
-        self.saw_page(href, None);
     }
 
     /// Records the top-level page's URL and, when the script read it, its structure (as the
@@ -620,19 +628,24 @@ impl Session {
     /// Clicks an element that passed the gate. [`Clicked::Raced`] when the page won a race
     /// since the gate (the element moved, went stale or got covered): gate it again.
     ///
-    /// A click that submits a form returns once the form's document has gone (or at
-    /// `deadline`): the browser starts a submission's navigation after the click's own events,
-    /// and a next action that came first (a `goto`) would cancel it before its request left.
-    /// The gate armed the watch for the submission in the same script that passed the element.
+    /// With [`AfterClick::Settle`], a click that submits a form returns once the form's
+    /// document has gone (or at `deadline`): the browser starts a submission's navigation after
+    /// the click's own events, and a next action that came first (a `goto`) would cancel it
+    /// before its request left. The gate armed the watch for the submission in the same script
+    /// that passed the element.
     pub async fn click(
         &self,
         element: &Actionable,
+        then: AfterClick,
         deadline: Instant,
     ) -> Result<Clicked, BrowserError> {
         self.forget_seen_url();
         match element.element.click().await {
             Ok(()) => {
-                let checked = self.await_departure(element, deadline).await?;
+                let checked = match then {
+                    AfterClick::Settle => self.await_departure(deadline).await?,
+                    AfterClick::CheckPage => None,
+                };
                 Ok(Clicked::Done { checked })
             }
             Err(err)
@@ -652,12 +665,7 @@ impl Session {
     /// Waits while a submission the document saw has not replaced it yet, in one script that
     /// answers when the document goes; a click that submits nothing answers at once, with the
     /// page's URL and whether the clicked control is checked now.
-    async fn await_departure(
-        &self,
-        element: &Actionable,
-        deadline: Instant,
-    ) -> Result<Option<bool>, BrowserError> {
-        let clicked = serde_json::to_value(&element.element).unwrap_or(Value::Null);
+    async fn await_departure(&self, deadline: Instant) -> Result<Option<bool>, BrowserError> {
         // Each look waits in the page at most this long, so that the deadline is kept.
         const LOOK: Duration = Duration::from_secs(2);
         loop {
@@ -667,11 +675,11 @@ impl Session {
                 .execute_async(
                     "see whether a submission is leaving",
                     &AFTER_CLICK,
-                    vec![json!(wait), clicked.clone(), json!(self.recorded_path())],
+                    vec![json!(wait), json!(self.recorded_path())],
                 )
                 .await;
-            match answer.map(serde_json::from_value::<AfterClick>) {
-                Ok(Ok(AfterClick {
+            match answer.map(serde_json::from_value::<Departure>) {
+                Ok(Ok(Departure {
                     leaving: false,
                     href,
                     checked,
@@ -683,7 +691,7 @@ impl Session {
                     }
                     return Ok(checked);
                 }
-                Ok(Ok(AfterClick { gone: true, .. })) => return Ok(None),
+                Ok(Ok(Departure { gone: true, .. })) => return Ok(None),
                 Ok(Ok(_)) if Instant::now() >= deadline => return Ok(None),
                 Ok(Ok(_)) => {}
                 Ok(Err(_)) => return Ok(None),

@@ -253,27 +253,32 @@ impl Session {
 
     /// Evaluates page-side postconditions once (after at most one wait for a DOM change).
     pub(crate) async fn check(&self, checks: &[Value]) -> Result<Vec<CheckAnswer>, BrowserError> {
-        let raw = match self
+        let answered = self
             .execute_async(
                 "postcondition check",
                 &VERIFY,
                 vec![json!(checks), json!(self.recorded_path())],
             )
-            .await
-        {
-            Ok(raw) => raw,
-            Err(BrowserError::Command { reason, .. }) => {
-                let seen = format!("the page changed while it was being checked ({reason})");
-                return Ok(checks
-                    .iter()
-                    .map(|_| CheckAnswer {
-                        ok: false,
-                        seen: Some(seen.clone()),
-                    })
-                    .collect());
-            }
+            .await;
+        // A document replaced under the script fails the command, or (as the script answered
+        // from the page that went) gives no answer at all.
+        let changed = match answered {
+            Ok(Value::Null) => Some("it went before the script answered".to_owned()),
+            Ok(_) => None,
+            Err(BrowserError::Command { ref reason, .. }) => Some(reason.clone()),
             Err(err) => return Err(err),
         };
+        if let Some(reason) = changed {
+            let seen = format!("the page changed while it was being checked ({reason})");
+            return Ok(checks
+                .iter()
+                .map(|_| CheckAnswer {
+                    ok: false,
+                    seen: Some(seen.clone()),
+                })
+                .collect());
+        }
+        let raw = answered?;
         let checked: Checked =
             serde_json::from_value(raw.clone()).map_err(|_| BrowserError::Script {
                 during: "postcondition check".into(),

@@ -18,6 +18,22 @@ pub(crate) fn with_selectors(own: &str) -> String {
     compact(&format!("{COMMON}\n{SELECTORS}\n{own}"))
 }
 
+/// The script that tells what the page just opened is, given a browser's expression for its own
+/// error page (the network error code, else `null`). Arguments: the path of the page last
+/// recorded (see `pageAfter`). Answers { error, href, status } (`status`: Navigation Timing's
+/// `responseStatus`) and, for a page that opened, what `pageAfter` tells of it, so that
+/// recording the first page needs no script of its own.
+pub(crate) fn opened(error_page: &str) -> String {
+    with_selectors(&format!(
+        "{}\nconst [known] = arguments;\nconst error = {error_page};\n\
+         if (error) return {{ error, href: location.href, status: null }};\n\
+         const nav = performance.getEntriesByType('navigation')[0];\n\
+         return {{ error: null, status: nav && nav.responseStatus ? nav.responseStatus : null, \
+         ...pageAfter(known) }};",
+        include_str!("js/structure.js")
+    ))
+}
+
 /// A script made once, the first time it is used.
 pub(crate) type Script = LazyLock<String>;
 

@@ -122,6 +122,14 @@ pub async fn verify(
     }
 }
 
+/// Whether any of `conditions` is checked by a script in the page itself (not in a frame): the
+/// first look of a verification, which waits for a submission on its way out before it checks.
+pub fn checks_page(conditions: &[Postcondition]) -> bool {
+    conditions
+        .iter()
+        .any(|condition| condition.frames().is_empty() && page_check(condition).is_some())
+}
+
 /// Page checks, one script per frame chain: the page's own first, in one call.
 fn page_groups(conditions: &[Postcondition]) -> Vec<CheckGroup<'_>> {
     let mut groups: Vec<CheckGroup<'_>> = Vec::new();

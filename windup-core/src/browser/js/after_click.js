@@ -1,9 +1,10 @@
-// After a click. Arguments: how long to wait (ms), the clicked element, the path of the page last
-// recorded (see `pageAfter`), then the WebDriver callback. When a submission the gate armed the
-// watch for, not prevented by the page, is about to replace the document, it answers when the
-// document goes (or after the wait); otherwise at once, with whether the clicked control (or the
-// control of the clicked label) is checked, and what `pageAfter` tells of the page.
-const [wait, el, known, done] = arguments;
+// After a click. Arguments: how long to wait (ms), the path of the page last recorded (see
+// `pageAfter`), then the WebDriver callback. When a submission the gate armed the watch for, not
+// prevented by the page, is about to replace the document, it answers when the document goes (or
+// after the wait); otherwise at once, with whether the element the gate passed (its control, for
+// a label) is a checked checkbox or radio, and what `pageAfter` tells of the page.
+const [wait, known, done] = arguments;
+const el = window.__windupTarget;
 const e = window.__windupSubmit;
 if (!(e && !e.defaultPrevented)) {
   const c = el && (el.control || el);

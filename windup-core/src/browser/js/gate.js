@@ -91,8 +91,11 @@ const [selector, mode, planned, done] = arguments;
   if (!W.receives(el, hit)) {
     return pending({ ...base, status: 'covered', detail: `the element ${W.describe(el)} exists but is covered by ${hit ? W.describe(hit) : 'nothing (outside the viewport)'} at its centre` });
   }
-  // Remember the next submission of a form that would replace this document (no `target`
-  // elsewhere), so that the act can wait for it to leave: one script less per act.
+  // Remember the element passed, and the next submission of a form that would replace this
+  // document (no `target` elsewhere), so that the act's own script reads the element's state
+  // and waits for the submission to leave: a reference passed back to the driver goes stale
+  // as soon as the act replaces the document.
+  window.__windupTarget = el;
   window.__windupSubmit = null;
   document.addEventListener('submit', (e) => {
     const f = e.target;

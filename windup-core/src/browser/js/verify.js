@@ -1,6 +1,7 @@
 // Postcondition probe. Arguments: a list of { kind, selector?, text?, value? }, the path of the page
-// last recorded (see `pageAfter`), then the WebDriver callback. Answers { answers: one { ok, seen } per check, href }. When any fails, it waits for the next DOM change
-// (at most 100 ms) and looks once more, so callers poll on conditions rather than on a clock.
+// last recorded (see `pageAfter`), then the WebDriver callback. Answers { answers: one { ok, seen }
+// per check, href, structure }. When any fails, it waits for the next DOM change (at most 100 ms)
+// and looks once more, so callers poll on conditions rather than on a clock.
 // Selectors are `>>>` chains through shadow roots; the page's text includes its open shadow roots
 // and the frames a script of this page may read (same origin).
 const [checks, known, done] = arguments;
@@ -85,14 +86,28 @@ function check(c) {
     return { ok: false, seen: `the check failed in the page: ${e && e.message || e}` };
   }
 }
+// A form submission the gate armed the watch for, not prevented by the page and sent less than
+// 3 s ago, is about to replace this document: the checks are about the page that follows, so the
+// look waits (at most 1 s) for this one to go, and answers that it is leaving. A submission still
+// here 3 s after it was sent replaces nothing (a 204 answer, a download), or is slow enough that
+// the checks, polled, see its page when it comes.
+function leaving() {
+  const sent = window.__windupSubmit;
+  if (!sent || sent.defaultPrevented || performance.now() - sent.timeStamp > 3000) return null;
+  return new Promise((resolve) => {
+    addEventListener('pagehide', resolve, { once: true });
+    setTimeout(resolve, 1000);
+  }).then(() => checks.map(() => ({ ok: false, seen: 'a form submission is replacing the page' })));
+}
 // The answers come with the page's URL when this is the top document, so that the caller need
 // not ask the driver for it, and, once every check holds, with a new page's structure.
 (async () => {
-  let results = checks.map(check);
-  if (results.every((r) => r.ok)) return results;
-  await W.nextChange(100);
-  return checks.map(check);
-})().then((answers) => {
-  const page = pageAfter(answers.every((a) => a.ok) ? known : location.pathname);
-  done({ answers, href: page.href, structure: page.structure });
-}, (e) => done({ answers: checks.map(() => ({ ok: false, seen: String(e && e.message || e) })), href: null }));
+  const left = leaving();
+  if (left) return { answers: await left, href: null, structure: null };
+  let answers = checks.map(check);
+  if (!answers.every((a) => a.ok)) {
+    await W.nextChange(100);
+    answers = checks.map(check);
+  }
+  return { answers, ...pageAfter(answers.every((a) => a.ok) ? known : location.pathname) };
+})().then(done, (e) => done({ answers: checks.map(() => ({ ok: false, seen: String(e && e.message || e) })), href: null }));

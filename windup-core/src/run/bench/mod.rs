@@ -274,21 +274,29 @@ fn for_model(scenario: &Scenario) -> Scenario {
 /// Refuses a bench whose calls the call budgets cannot hold, before anything runs.
 fn check_calls(scenario: &Scenario, limits: &LlmLimits) -> Result<(), BenchError> {
     let problem = if limits.max_calls_per_scenario < 1 {
-        "every plan needs one model call, and `max_calls_per_scenario` is 0".to_owned()
+        Some("every plan needs one model call, and `max_calls_per_scenario` is 0".to_owned())
     } else if (limits.max_calls_per_run as usize) < CALLS_NEEDED {
-        format!(
+        Some(format!(
             "it needs {CALLS_NEEDED} model calls ({GENERATIONS} generations and one re-plan, one \
              answer each), and `max_calls_per_run` allows {}",
             limits.max_calls_per_run
-        )
+        ))
     } else {
-        return Ok(());
+        None
     };
-    Err(refused(
-        scenario,
-        &problem,
-        "raise it under [llm] in windup.toml",
-    ))
+    within_limits(scenario, problem)
+}
+
+/// A bench refused for a limit of `[llm]` it goes over (`problem`), if any.
+fn within_limits(scenario: &Scenario, problem: Option<String>) -> Result<(), BenchError> {
+    match problem {
+        None => Ok(()),
+        Some(problem) => Err(refused(
+            scenario,
+            &problem,
+            "raise it under [llm] in windup.toml",
+        )),
+    }
 }
 
 /// A bench refused for its budget: what it needs, and what to do.
@@ -383,24 +391,20 @@ impl Stage<'_> {
         let limits = &llm.limits;
         let all = worst * CALLS_NEEDED as f64;
         let problem = if worst > limits.max_usd_per_scenario {
-            format!(
+            Some(format!(
                 "one plan could cost up to ${worst:.4}, and `max_usd_per_scenario` is ${:.2}",
                 limits.max_usd_per_scenario
-            )
+            ))
         } else if all > limits.max_usd_per_run {
-            format!(
+            Some(format!(
                 "its {CALLS_NEEDED} model calls ({GENERATIONS} generations and one re-plan) could \
                  cost up to ${all:.4} (${worst:.4} each), and `max_usd_per_run` is ${:.2}",
                 limits.max_usd_per_run
-            )
+            ))
         } else {
-            return Ok(());
+            None
         };
-        Err(refused(
-            scenario,
-            &problem,
-            "raise it under [llm] in windup.toml",
-        ))
+        within_limits(scenario, problem)
     }
 
     /// Plans the scenario from scratch [`GENERATIONS`] times, each in a cache of its own; the
