@@ -90,6 +90,7 @@ async fn api(UrlPath(name): UrlPath<String>) -> Response {
             POSTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             (StatusCode::OK, "{}").into_response()
         }
+        "no-content" => StatusCode::NO_CONTENT.into_response(),
         "fail" => (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":\"boom\"}").into_response(),
         _ => (StatusCode::NOT_FOUND, "no such thing").into_response(),
     }
@@ -239,6 +240,10 @@ const ARRIVE: &str = r#"<!doctype html><html><head><title>Arrive</title></head><
 const POST_SLOW: &str = r#"<!doctype html><html><head><title>Post</title></head><body>
 <form method="post" action="/api/posted"><button id="send">Send</button></form></body></html>"#;
 
+/// A form posted to an answer with no content, which leaves the form's page where it is.
+const POST_NOTHING: &str = r#"<!doctype html><html><head><title>Post</title></head><body>
+<form method="post" action="/api/no-content"><button id="send">Send</button></form></body></html>"#;
+
 /// The posts `/api/posted` has answered.
 static POSTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -297,6 +302,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "leave.html" => ok(LEAVE),
         "link.html" => ok(LINK),
         "post-slow.html" => ok(POST_SLOW),
+        "post-nothing.html" => ok(POST_NOTHING),
         "arrive.html" => ok(ARRIVE),
         "late.html" => ok(LATE),
         "marked.html" => ok(MARKED),
@@ -1152,6 +1158,36 @@ async fn a_look_checks_the_page_a_leaving_submission_brings() {
         assert!(
             waited >= Duration::from_millis(2500),
             "{kind}: the look waited for the submission a while: {waited:?}"
+        );
+        rig.close().await;
+    }
+}
+
+/// A click that submits a form whose answer replaces nothing (204 No Content) waits 3 s for the
+/// page to go, not the whole deadline. In each browser.
+#[tokio::test]
+async fn a_submission_that_replaces_nothing_is_not_waited_for_until_the_deadline() {
+    for kind in BrowserKind::ALL {
+        let mut rig = Rig::start_in(kind).await;
+        rig.options.default_timeout = Duration::from_secs(30);
+        let plan = common::plan(
+            "post-nothing",
+            "/post-nothing.html",
+            json!([
+                { "id": "send", "type": "click",
+                  "target": { "selector": "#send", "identity": { "tag": "button", "name": "Send" } },
+                  "expect": [{ "kind": "url_matches", "pattern": "/post-nothing.html" }] }
+            ]),
+        );
+        let run = rig
+            .executor()
+            .run(&plan)
+            .await
+            .unwrap_or_else(|failure| panic!("{kind}: the plan runs: {failure}"));
+        let took = run.actions[0].duration;
+        assert!(
+            took < Duration::from_secs(20),
+            "{kind}: the click waited for a page that never goes: {took:?}"
         );
         rig.close().await;
     }

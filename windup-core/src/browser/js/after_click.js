@@ -5,8 +5,9 @@
 // a label) is a checked checkbox or radio, and what `pageAfter` tells of the page.
 const [wait, known, done] = arguments;
 const el = window.__windupTarget;
+// A submission still here 3 s after it was sent replaces nothing (a 204 answer, a download).
 const e = window.__windupSubmit;
-if (!(e && !e.defaultPrevented)) {
+if (!e || e.defaultPrevented || performance.now() - e.timeStamp > 3000) {
   const c = el && (el.control || el);
   const checked = c && typeof c.checked === 'boolean' && ['checkbox', 'radio'].includes(c.type) ? c.checked : null;
   done({ leaving: false, checked, ...pageAfter(known) });
