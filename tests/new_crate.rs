@@ -45,6 +45,19 @@ fn cargo(dir: &Path, base_url: &str, args: &[&str]) -> Output {
         .expect("cargo runs")
 }
 
+/// This repository's `[profile]` tables, for the fresh crate. A crate builds its dependencies
+/// with its own profile: with cargo's default one, windup and each of its dependencies would be
+/// compiled again into the shared build directory (two minutes on a clean clone); with the same
+/// one, only windup itself is.
+fn repository_profiles() -> String {
+    let manifest: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let profiles = toml::Table::from_iter([("profile".to_owned(), manifest["profile"].clone())]);
+    toml::to_string(&profiles).unwrap()
+}
+
 /// How libtest reported a test: `ok`, `FAILED` or `ignored` (names are padded to align).
 fn outcome<'a>(output: &'a str, name: &str) -> Option<&'a str> {
     output.lines().find_map(|line| {
@@ -83,8 +96,9 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
     std::fs::write(
         app.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dev-dependencies]\nwindup = {{ path = {:?} }}\n",
-            repo()
+            "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dev-dependencies]\nwindup = {{ path = {:?} }}\n\n{}",
+            repo(),
+            repository_profiles()
         ),
     )
     .unwrap();

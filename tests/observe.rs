@@ -22,7 +22,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use url::Url;
-use windup::engine::browser::BrowserKind;
+use windup::engine::browser::{BrowserError, BrowserKind};
 use windup::engine::executor::{FailureCause, NoValues};
 use windup::engine::invariant::{
     FailedRequest, Field, Observation, PageEvents, Predicate, Probe, Verdict,
@@ -1169,6 +1169,36 @@ async fn a_submission_that_replaces_nothing_is_not_waited_for_until_the_deadline
             took < Duration::from_secs(20),
             "{kind}: the click waited for a page that never goes: {took:?}"
         );
+        rig.close().await;
+    }
+}
+
+/// Opening a page sends an absolute URL to the driver as it is, and a relative one resolved
+/// against the page open now; a page that cannot be reached is the browser's network error, in
+/// Chromium's names. In each browser.
+#[tokio::test]
+async fn goto_opens_absolute_and_relative_urls_and_names_an_unreachable_one() {
+    let closed = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    for kind in BrowserKind::ALL {
+        let rig = Rig::start_in(kind).await;
+        rig.open("/post-slow.html").await;
+        rig.session
+            .goto("after.html")
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: a relative URL opens: {e}"));
+        let url = rig.session.current_url().await.expect("the URL reads");
+        assert_eq!(url.path(), "/after.html", "{kind}");
+
+        let unreachable = format!("http://127.0.0.1:{port}/");
+        match rig.session.goto(&unreachable).await {
+            Err(BrowserError::Navigation(error)) => {
+                assert_eq!(error.code, "ERR_CONNECTION_REFUSED", "{kind}");
+                assert_eq!(error.url, unreachable, "{kind}");
+            }
+            other => panic!("{kind}: {unreachable} opened: {other:?}"),
+        }
         rig.close().await;
     }
 }

@@ -446,7 +446,7 @@ impl Session {
     pub async fn goto(&self, url: &str) -> Result<Opened, BrowserError> {
         self.forget_seen_url();
         self.leave_frames().await?;
-        let opened = self.client.goto(url).await;
+        let opened = self.navigate(url).await;
         // A driver reports some network errors as a failed command and shows others only as the
         // browser's error page: either way the browser's error page is what is open now.
         let failed_with = opened
@@ -471,6 +471,21 @@ impl Session {
         Ok(Opened {
             status: page.status,
         })
+    }
+
+    /// WebDriver's Navigate To. An absolute URL is sent as it is: fantoccini's `goto` first
+    /// asks the driver for the current URL to resolve it against, a round trip per page.
+    async fn navigate(&self, url: &str) -> Result<(), fantoccini::error::CmdError> {
+        if url::Url::parse(url).is_err() {
+            return self.client.goto(url).await;
+        }
+        self.client
+            .issue_cmd(SessionPost {
+                path: "url",
+                body: serde_json::json!({ "url": url }),
+            })
+            .await
+            .map(|_| ())
     }
 
     /// What the page just opened is: the browser's error page (with its network error code), or
@@ -836,8 +851,7 @@ impl Session {
         self.backend()
             .clear_browsing_data(self, origins.into_iter().collect())
             .await?;
-        self.client
-            .goto("about:blank")
+        self.navigate("about:blank")
             .await
             .map_err(|e| BrowserError::command("open about:blank", e))
     }
@@ -856,9 +870,8 @@ impl Session {
         }
         let here = here.origin().ascii_serialization();
         for origin in origins.into_iter().filter(|origin| *origin != here) {
-            // The client's own goto: the origin is being forgotten, not visited.
-            self.client
-                .goto(&format!("{origin}/"))
+            // Not `goto`: the origin is being forgotten, not visited.
+            self.navigate(&format!("{origin}/"))
                 .await
                 .map_err(|e| BrowserError::command(format!("open {origin} to clear it"), e))?;
             self.execute("reset storage", &clear_storage_js(), vec![])
