@@ -51,8 +51,16 @@ static OBSERVER_NOW: Script = Script::new(|| {
         "{OBSERVER}\nwindupObserver(window);\nreturn true;"
     ))
 });
+const LOOK: &str = include_str!("js/observe.js");
 static OBSERVE: Script = Script::new(|| {
-    scripts::with_helpers(&format!("{OBSERVER}\n{}", include_str!("js/observe.js")))
+    scripts::with_helpers(&format!("{OBSERVER}\n{LOOK}\nreturn look(arguments[0]);"))
+});
+/// The looks of [`Session::observe_quiet`] in the page itself, one asynchronous script.
+static OBSERVE_QUIET: Script = Script::new(|| {
+    scripts::with_helpers(&format!(
+        "{OBSERVER}\n{LOOK}\n{}",
+        include_str!("js/observe_quiet.js")
+    ))
 });
 
 /// The page-events observer as a script run in every new document, for a runner other than
@@ -97,6 +105,10 @@ impl Session {
         let answer: Answer = self
             .page_script_with("observe the page", &OBSERVE, vec![json!(wire)])
             .await?;
+        Self::observation(answer, wire)
+    }
+
+    fn observation(answer: Answer, wire: Vec<&Probe>) -> Result<Observation, BrowserError> {
         if answer.found.len() != wire.len() {
             return Err(BrowserError::Script {
                 during: "observe the page".into(),
@@ -127,12 +139,20 @@ impl Session {
     /// passed (then the last look is what the page is); the events of every look are kept.
     /// A coupon checked by the server, a list saved, an injected image that fails: what a
     /// person sees once the page has stopped working.
+    ///
+    /// The looks run in the page, in one script. A page that goes meanwhile (its answer lost
+    /// with it) is looked at again from here, look by look, on the page that came.
     pub async fn observe_quiet(
         &self,
         probes: &BTreeSet<Probe>,
         within: Duration,
     ) -> Result<Observation, BrowserError> {
         let deadline = Instant::now() + within;
+        match self.observe_quiet_in_page(probes, within).await {
+            Ok(Some(page)) => return Ok(page),
+            Ok(None) | Err(BrowserError::Command { .. }) => {}
+            Err(err) => return Err(err),
+        }
         let mut page = self.observe(probes).await?;
         let mut quiet = u32::from(page.pending == 0);
         while quiet < QUIET_LOOKS && Instant::now() < deadline {
@@ -147,6 +167,34 @@ impl Session {
             quiet = if page.pending == 0 { quiet + 1 } else { 0 };
         }
         Ok(page)
+    }
+
+    /// [`Session::observe_quiet`]'s looks in the page; `None` when the page went before it
+    /// answered, or the looking broke there.
+    async fn observe_quiet_in_page(
+        &self,
+        probes: &BTreeSet<Probe>,
+        within: Duration,
+    ) -> Result<Option<Observation>, BrowserError> {
+        self.leave_frames().await?;
+        let wire: Vec<&Probe> = probes.iter().collect();
+        let within_ms = u64::try_from(within.as_millis()).unwrap_or(u64::MAX);
+        let args = vec![json!(wire), json!(within_ms), json!(QUIET_LOOKS)];
+        let raw = self
+            .execute_async("observe the page once it is quiet", &OBSERVE_QUIET, args)
+            .await?;
+        if raw.is_null() || raw.get("failed").is_some() {
+            return Ok(None);
+        }
+        let answer: Answer =
+            serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
+                during: "observe the page once it is quiet".into(),
+                value: format!(
+                    "{err}: {}",
+                    raw.to_string().chars().take(300).collect::<String>()
+                ),
+            })?;
+        Self::observation(answer, wire).map(Some)
     }
 
     /// Watches every document of this session from its start: the observer is installed for

@@ -1,10 +1,9 @@
-// The page as an Observation (observe.rs). Arguments: the probes, [{ selector, field }] with field
-// "text" or "value". Answers { url, title, status, found, events, broken_texts, negative_amounts }:
+// The page as an Observation (observe.rs): `look(probes)`, probes being [{ selector, field }] with
+// field "text" or "value". Answers { url, title, status, found, events, broken_texts, negative_amounts }:
 // `found` holds one list per probe, what every visible match showed, the page's own matches first
 // (through open shadow roots, in tree order) and then those of each visible same-origin frame.
 // The page-events observer is installed where it is missing, in the page and its same-origin
 // frames, and every one of them is drained.
-const [probes] = arguments;
 const LIMIT = 20;
 const CLIP = 200;
 const clip = (text) => (text.length > CLIP ? text.slice(0, CLIP) + '…' : text);
@@ -158,17 +157,19 @@ function pending(docs) {
   }
   return count;
 }
-const visibleDocs = documents(true);
-const found = probes.map((probe) => read(visibleDocs, probe));
-const { broken, negative } = scanTexts(visibleDocs);
-const nav = performance.getEntriesByType('navigation')[0];
-return {
-  url: location.href,
-  title: document.title,
-  status: nav && nav.responseStatus ? nav.responseStatus : 0,
-  found,
-  events: drainEvents(),
-  pending: pending(visibleDocs),
-  broken_texts: broken,
-  negative_amounts: negative,
-};
+function look(probes) {
+  const visibleDocs = documents(true);
+  const found = probes.map((probe) => read(visibleDocs, probe));
+  const { broken, negative } = scanTexts(visibleDocs);
+  const nav = performance.getEntriesByType('navigation')[0];
+  return {
+    url: location.href,
+    title: document.title,
+    status: nav && nav.responseStatus ? nav.responseStatus : 0,
+    found,
+    events: drainEvents(),
+    pending: pending(visibleDocs),
+    broken_texts: broken,
+    negative_amounts: negative,
+  };
+}
