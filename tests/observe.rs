@@ -247,6 +247,17 @@ const POST_NOTHING: &str = r#"<!doctype html><html><head><title>Post</title></he
 /// The posts `/api/posted` has answered.
 static POSTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// A save that is still waiting for its answer when the page throws, then leaves for another.
+const BUSY_LEAVE: &str = r#"<!doctype html><html><head><title>Busy</title></head><body>
+<button id="save">Save</button>
+<script>
+document.getElementById('save').addEventListener('click', () => {
+  fetch('/api/slow').catch(() => {});
+  setTimeout(() => { throw new Error('left busy'); }, 100);
+  setTimeout(() => { location.href = '/after.html'; }, 200);
+});
+</script></body></html>"#;
+
 const AFTER: &str =
     "<!doctype html><html><head><title>After</title></head><body><p>Thanks</p></body></html>";
 
@@ -299,6 +310,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "broken.html" => ok(BROKEN),
         "events.html" => ok(EVENTS),
         "after.html" => ok(AFTER),
+        "busy-leave.html" => ok(BUSY_LEAVE),
         "leave.html" => ok(LEAVE),
         "link.html" => ok(LINK),
         "post-slow.html" => ok(POST_SLOW),
@@ -674,6 +686,35 @@ async fn page_events_are_recorded_drained_once_and_kept_across_a_navigation() {
     );
     assert_eq!(rig.observe(&[]).await.events, PageEvents::default());
     rig.close().await;
+}
+
+/// A page that goes while it is looked at until quiet: the look ends on the page that came,
+/// with what the page that went did before it went. In each browser.
+#[tokio::test]
+async fn a_quiet_look_at_a_page_that_goes_meanwhile_ends_on_the_next_with_its_events() {
+    for kind in BrowserKind::ALL {
+        let rig = Rig::start_in(kind).await;
+        rig.open("/busy-leave.html").await;
+        rig.session
+            .watch_page_events()
+            .await
+            .expect("the page is watched");
+        rig.click("#save").await;
+        let seen = rig
+            .session
+            .observe_quiet(&BTreeSet::new(), Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: the page is observed: {e}"));
+        assert_eq!(seen.title, "After", "{kind}: {seen:?}");
+        assert_eq!(seen.pending, 0, "{kind}: {seen:?}");
+        // Chromium says "Uncaught Error: …", Firefox "Error: …".
+        assert!(
+            matches!(&seen.events.errors[..], [error] if error.ends_with("Error: left busy")),
+            "{kind}: {:?}",
+            seen.events.errors
+        );
+        rig.close().await;
+    }
 }
 
 #[tokio::test]
