@@ -187,13 +187,7 @@ impl Session {
             return Ok(None);
         }
         let answer: Answer =
-            serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
-                during: "observe the page once it is quiet".into(),
-                value: format!(
-                    "{err}: {}",
-                    raw.to_string().chars().take(300).collect::<String>()
-                ),
-            })?;
+            super::snapshot::read_answer("observe the page once it is quiet", raw)?;
         Self::observation(answer, wire).map(Some)
     }
 

@@ -79,11 +79,19 @@ impl Session {
         args: Vec<serde_json::Value>,
     ) -> Result<T, BrowserError> {
         let raw = self.execute(during, script, args).await?;
-        serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
-            during: during.into(),
-            value: format!("{err}: {}", truncate(&raw.to_string(), 300)),
-        })
+        read_answer(during, raw)
     }
+}
+
+/// A page script's answer read as `T`; one that is not says what it was, shortened.
+pub(crate) fn read_answer<T: serde::de::DeserializeOwned>(
+    during: &str,
+    raw: serde_json::Value,
+) -> Result<T, BrowserError> {
+    serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
+        during: during.into(),
+        value: format!("{err}: {}", truncate(&raw.to_string(), 300)),
+    })
 }
 
 fn truncate(text: &str, max: usize) -> &str {
