@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::{Project, run_in, text};
@@ -161,18 +161,38 @@ fn exit_codes_say_what_went_wrong() {
     );
 }
 
+/// What a machine's package manager would run to install Chromium, as the demo says it.
+fn chromium_install_words() -> &'static str {
+    if Path::new("/usr/bin/apt-get").exists() {
+        "install them with `apt-get update && apt-get install -y chromium chromium-driver`, or \
+         run the demo again with --yes to let it do that"
+    } else {
+        "--yes"
+    }
+}
+
 #[test]
 fn the_demo_says_when_the_browser_is_missing_and_how_to_install_it() {
-    // No terminal to ask and no --yes: the demo explains and stops instead of installing.
+    // No terminal to ask (stdin is not one) and no --yes: the demo says the exact commands and
+    // stops instead of installing, or waiting at a prompt.
     let output = windup(
         &["demo"],
-        &[("WINDUP_CHROMEDRIVER", "/nonexistent/chromedriver")],
+        &[
+            ("WINDUP_CHROMEDRIVER", "/nonexistent/chromedriver"),
+            ("WINDUP_CHROME", "/nonexistent/chromium"),
+        ],
     );
     let out = text(&output);
     assert_eq!(output.status.code(), Some(3), "{out}");
-    assert!(out.contains("missing here: ChromeDriver."), "{out}");
     assert!(
-        out.contains("run `cargo windup setup`, or `cargo windup demo --yes`"),
+        out.contains("missing here: Chromium and ChromeDriver."),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "Chromium and ChromeDriver missing: {}",
+            chromium_install_words()
+        )),
         "{out}"
     );
 }
@@ -192,10 +212,7 @@ fn the_audit_demo_takes_only_its_own_flags_and_needs_a_browser() {
     );
     let out = text(&output);
     assert_eq!(output.status.code(), Some(3), "{out}");
-    assert!(
-        out.contains("run `cargo windup setup`, or `cargo windup demo --audit --yes`"),
-        "{out}"
-    );
+    assert!(out.contains(chromium_install_words()), "{out}");
 }
 
 #[test]

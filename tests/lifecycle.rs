@@ -80,7 +80,7 @@ async fn browser_with_page(kind: BrowserKind) -> Opened {
 
 #[tokio::test]
 async fn dropping_the_browser_ends_driver_and_browser() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let opened = browser_with_page(kind).await;
         // Neither closed: the drop alone must clean up.
         drop(opened.session);
@@ -91,7 +91,7 @@ async fn dropping_the_browser_ends_driver_and_browser() {
 
 #[tokio::test]
 async fn closing_the_session_then_the_browser_ends_everything() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let opened = browser_with_page(kind).await;
         opened.session.close().await.expect("the session closes");
         drop(opened.browser);
@@ -101,7 +101,7 @@ async fn closing_the_session_then_the_browser_ends_everything() {
 
 #[test]
 fn a_panic_mid_test_leaves_no_browser_behind() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let (tx, rx) = std::sync::mpsc::channel();
         let outcome = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -138,7 +138,7 @@ fn a_killed_test_process_leaves_no_browser_behind() {
         });
         return;
     }
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let mut child = Command::new(std::env::current_exe().expect("the test binary"))
             .args([
                 "a_killed_test_process_leaves_no_browser_behind",
@@ -229,7 +229,7 @@ async fn a_missing_driver_path_says_where_it_looked() {
 
 #[tokio::test]
 async fn a_browser_that_dies_under_its_session_is_lost_never_an_unreadable_page() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let opened = browser_with_page(kind).await;
         let group = opened.browser_group;
         for (pid, name) in processes_in_group(group) {

@@ -692,7 +692,7 @@ async fn page_events_are_recorded_drained_once_and_kept_across_a_navigation() {
 /// with what the page that went did before it went. In each browser.
 #[tokio::test]
 async fn a_quiet_look_at_a_page_that_goes_meanwhile_ends_on_the_next_with_its_events() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let rig = Rig::start_in(kind).await;
         rig.open("/busy-leave.html").await;
         rig.session
@@ -1073,7 +1073,7 @@ async fn a_click_that_submits_returns_once_the_answer_replaced_the_form() {
             Some(json!([{ "kind": "text_absent", "text": "Something went wrong" }])),
         ),
     ];
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let rig = Rig::start_in(kind).await;
         for (what, expect) in &expectations {
             let mut send = json!({ "id": "send", "type": "click",
@@ -1116,7 +1116,7 @@ async fn a_click_that_submits_returns_once_the_answer_replaced_the_form() {
 /// the script failed): nothing asks the driver for the URL after. In each browser.
 #[tokio::test]
 async fn a_click_that_opens_a_page_tells_where_it_landed() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let mut rig = Rig::start_in(kind).await;
         rig.options.visits = false;
         let plan = common::plan(
@@ -1147,7 +1147,7 @@ async fn a_click_that_opens_a_page_tells_where_it_landed() {
 /// not for ever. In each browser.
 #[tokio::test]
 async fn a_look_checks_the_page_a_leaving_submission_brings() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let rig = Rig::start_in(kind).await;
         rig.open("/post-slow.html").await;
         // What the gate's watch records when a form is submitted, and a navigation that comes
@@ -1188,7 +1188,7 @@ async fn a_look_checks_the_page_a_leaving_submission_brings() {
 /// page to go, not the whole deadline. In each browser.
 #[tokio::test]
 async fn a_submission_that_replaces_nothing_is_not_waited_for_until_the_deadline() {
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let mut rig = Rig::start_in(kind).await;
         rig.options.default_timeout = Duration::from_secs(30);
         let plan = common::plan(
@@ -1222,7 +1222,7 @@ async fn goto_opens_absolute_and_relative_urls_and_names_an_unreachable_one() {
     let closed = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let port = closed.local_addr().unwrap().port();
     drop(closed);
-    for kind in BrowserKind::ALL {
+    for kind in common::browsers() {
         let rig = Rig::start_in(kind).await;
         rig.open("/post-slow.html").await;
         rig.session

