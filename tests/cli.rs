@@ -409,6 +409,16 @@ fn audit_arguments_are_checked_before_anything_runs() {
         "invariants:\n  - id: x\n    statment: typo\n",
     )
     .unwrap();
+    // Sixty brackets deep used to overflow the stack and abort; now it is refused, located.
+    std::fs::write(
+        invariants.join("deep.yaml"),
+        format!(
+            "invariants:\n  - id: deep\n    statement: s\n    surface: /\n    predicate: \"{}1{} == 1\"\n",
+            "(".repeat(60),
+            ")".repeat(60)
+        ),
+    )
+    .unwrap();
     let broken = windup_in(
         dir,
         &["audit", "http://127.0.0.1:9/", "--invariants", "invariants"],
@@ -416,7 +426,12 @@ fn audit_arguments_are_checked_before_anything_runs() {
     let out = text(&broken);
     assert_eq!(broken.status.code(), Some(2), "{out}");
     assert!(
-        out.contains("the invariants cannot be used (2 errors)"),
+        out.contains("the invariants cannot be used (3 errors)"),
+        "{out}"
+    );
+    assert!(out.contains("invariants/deep.yaml:5:"), "{out}");
+    assert!(
+        out.contains("the predicate nests more than 24 deep"),
         "{out}"
     );
     assert!(out.contains("invariants/cart.yaml:5:"), "{out}");

@@ -278,6 +278,20 @@ async fn what_the_server_must_refuse_it_refuses() {
         .await,
         code(422, "invalid_field")
     );
+    // A predicate nested past the limit is refused before any parser recurses (one a dozen deep
+    // used to overflow a worker's stack and abort the whole server).
+    let deep = format!("{}1{} == 1", "(".repeat(40), ")".repeat(40));
+    let too_deep = json!({ "target_url": shop, "invariants": [
+        { "id": "deep", "statement": "s", "surface": "/", "predicate": deep }
+    ] });
+    let (status, answer) = served.post("/audit", &too_deep.to_string(), &[]).await;
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(answer["error"]["field"], "invariants", "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("nests more than 24 deep"),
+        "the depth and the limit are named: {answer}"
+    );
     assert_eq!(
         refused("a body too large", "x".repeat(70 * 1024), vec![]).await,
         code(413, "payload_too_large")

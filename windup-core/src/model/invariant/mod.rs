@@ -5,6 +5,7 @@
 
 mod amount;
 mod file;
+mod nesting;
 mod observation;
 mod predicate;
 #[cfg(test)]
@@ -18,6 +19,7 @@ pub use file::{
     Inputs, InvariantError, discover, load, load_dir, load_dir_with_inputs, parse,
     parse_with_inputs,
 };
+pub use nesting::MAX_NESTING;
 pub use observation::{
     ActionFacts, FailedRequest, Field, Found, Observation, PageEvents, Probe, location_of,
 };

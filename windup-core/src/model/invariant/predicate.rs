@@ -14,6 +14,7 @@ use cel::common::ast::{EntryExpr, Expr, LiteralValue};
 use cel::{Context, Env, ExecutionError, FunctionContext, IdedExpr, Program, Value};
 
 use super::amount::{Number, parse_money, parse_number};
+use super::nesting::{self, MAX_NESTING};
 use super::observation::{ActionFacts, Field, Observation, Probe};
 
 /// A page-reading function of the predicate language.
@@ -176,16 +177,56 @@ fn env() -> Arc<Env> {
     Arc::clone(ENV.get_or_init(|| Arc::new(Env::stdlib())))
 }
 
+/// The stack of the thread a predicate is parsed on: CEL's parser takes about 170 KiB a level
+/// of brackets in an unoptimized build, so [`MAX_NESTING`] levels need about 4 MiB, more than a
+/// tokio worker's 2 MiB; this leaves four times that.
+pub(crate) const PARSER_STACK: usize = 16 << 20;
+
+const HINT: &str = "write a CEL expression, such as `count(\".row\") == number(\".count\")`";
+
 impl Predicate {
-    /// Parses `source` and checks that it reads only what a page can give.
+    /// Parses `source` and checks that it reads only what a page can give. Its nesting is
+    /// measured first, without recursion, and refused past [`MAX_NESTING`]; the parse runs on
+    /// a thread of its own whose stack takes that depth whatever thread calls.
     pub fn parse(source: &str) -> Result<Predicate, PredicateError> {
+        if let Err(too_deep) = nesting::check(source, MAX_NESTING) {
+            return Err(PredicateError {
+                column: too_deep.column,
+                message: format!(
+                    "the predicate nests more than {MAX_NESTING} deep (brackets, calls and \
+                     operators one inside another), the most Windup takes"
+                ),
+                hint: "split it into several invariants, each a simpler rule".to_owned(),
+            });
+        }
+        std::thread::scope(|scope| {
+            let parser = std::thread::Builder::new()
+                .name("windup-predicate".to_owned())
+                .stack_size(PARSER_STACK)
+                .spawn_scoped(scope, || Predicate::parse_here(source))
+                .map_err(|e| PredicateError {
+                    column: 0,
+                    message: format!("cannot start the predicate parser: {e}"),
+                    hint: "the machine is out of threads or memory; try again".to_owned(),
+                })?;
+            parser.join().unwrap_or_else(|_| {
+                Err(PredicateError {
+                    column: 0,
+                    message: "the predicate parser failed on this text".to_owned(),
+                    hint: HINT.to_owned(),
+                })
+            })
+        })
+    }
+
+    /// Parses `source` on this thread (its nesting already measured).
+    fn parse_here(source: &str) -> Result<Predicate, PredicateError> {
         let program = env().compile(source).map_err(|errors| {
             let text = errors.to_string();
             PredicateError {
                 column: parse_column(&text),
                 message: format!("the predicate does not parse: {}", first_line(&text)),
-                hint: "write a CEL expression, such as `count(\".row\") == number(\".count\")`"
-                    .to_owned(),
+                hint: HINT.to_owned(),
             }
         })?;
         let mut walk = Walk {

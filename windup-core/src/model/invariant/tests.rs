@@ -376,3 +376,68 @@ fn an_action_reads_as_typed_what_the_fills_before_it_typed() {
     assert!(ActionFacts::at(&actions, 4).typed.is_empty());
     assert_eq!(ActionFacts::at(&actions, 0).url, "/cart");
 }
+
+/// Predicates of every shape as deep as [`MAX_NESTING`] allows.
+fn nested(shape: &str, n: usize) -> String {
+    match shape {
+        "brackets" => format!("{}1{} == 1", "(".repeat(n), ")".repeat(n)),
+        "lists" => format!("size({}1{}) == 1", "[".repeat(n), "]".repeat(n)),
+        "maps" => format!("size({}1{}) == 1", "{1: ".repeat(n), "}".repeat(n)),
+        "calls" => format!("{}1{} == 1", "int(".repeat(n), ")".repeat(n)),
+        "sums" => format!("1{} == 1", " + 1".repeat(n)),
+        "ands" => format!("true{}", " && true".repeat(n)),
+        "members" => format!("url{} == ''", ".size()".repeat(n)),
+        "negations" => format!("{}true", "!".repeat(n)),
+        "conditions" => format!("{}1 == 1", "true ? true : ".repeat(n)),
+        _ => unreachable!("{shape}"),
+    }
+}
+
+/// Past the limit a predicate is refused, saying the limit, before any parser recurses; at the
+/// limit it parses, and is checked on a tokio worker's 2 MiB of stack in this (unoptimized)
+/// build. A shape that overflowed would abort this test's process.
+#[test]
+fn nesting_is_bounded_and_what_the_bound_takes_fits_a_worker_stack() {
+    const SHAPES: [&str; 9] = [
+        "brackets",
+        "lists",
+        "maps",
+        "calls",
+        "sums",
+        "ands",
+        "members",
+        "negations",
+        "conditions",
+    ];
+    for shape in SHAPES {
+        let deepest = (1..)
+            .take_while(|n| super::nesting::check(&nested(shape, *n), MAX_NESTING).is_ok())
+            .last()
+            .unwrap_or_else(|| panic!("{shape}: not even one level is taken"));
+        let refused = Predicate::parse(&nested(shape, deepest + 1)).unwrap_err();
+        assert!(
+            refused.message.contains("nests more than 24 deep"),
+            "{shape}: {refused:?}"
+        );
+        let source = nested(shape, deepest);
+        let checked = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let predicate =
+                    Predicate::parse(&source).unwrap_or_else(|e| panic!("{source}: {e:?}"));
+                predicate.check(&Observation::default(), None, None)
+            })
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("{shape}: the check failed"));
+        assert!(
+            !matches!(checked, Verdict::Broken { .. }) || shape == "members",
+            "{shape}: {checked:?}"
+        );
+    }
+    // The repro of a dozen brackets that aborted a debug server: refused or parsed, never fatal.
+    assert!(Predicate::parse("((((((((((((1))))))))))))").is_ok());
+    let deep = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
+    let refused = Predicate::parse(&deep).unwrap_err();
+    assert_eq!(refused.column, 25, "{refused:?}");
+}
