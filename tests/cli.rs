@@ -390,6 +390,14 @@ fn audit_arguments_are_checked_before_anything_runs() {
         text(&not_http)
     );
 
+    // A password in the target is refused before anything runs or is stored, and never echoed.
+    let with_password = windup_in(dir, &["audit", "http://admin:hunter2@127.0.0.1:9/"]);
+    let out = text(&with_password);
+    assert_eq!(with_password.status.code(), Some(2), "{out}");
+    assert!(out.contains("carries a user name or password"), "{out}");
+    assert!(!out.contains("hunter2"), "{out}");
+    assert!(!dir.join(".windup/audits.sqlite").exists(), "{out}");
+
     let bad_time = windup_in(dir, &["audit", "--time", "abc"]);
     let out = text(&bad_time);
     assert_eq!(bad_time.status.code(), Some(2), "{out}");

@@ -257,6 +257,49 @@ async fn what_the_server_must_refuse_it_refuses() {
         refused("no JSON", "{nope".to_owned(), vec![]).await,
         code(400, "bad_json")
     );
+    // A password in the target is refused, and kept nowhere: not in an answer, not in the store.
+    let password = "hunter2-in-the-url";
+    let with_password =
+        target(&served.shop).replacen("http://", &format!("http://:{password}@"), 1);
+    for asked in [
+        with_password.clone(),
+        with_password.replacen("://:", "://admin:", 1),
+    ] {
+        let (status, answer) = served
+            .post("/audit", &json!({ "target_url": asked }).to_string(), &[])
+            .await;
+        assert_eq!(status, 422, "{answer}");
+        assert_eq!(answer["error"]["field"], "target_url", "{answer}");
+        assert!(!answer.to_string().contains(password), "{answer}");
+    }
+    let (_, listed) = served.get("/audits").await;
+    assert!(!listed.to_string().contains(password), "{listed}");
+    for file in walk(served.project.root()) {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(password),
+            "{} holds the password",
+            file.display()
+        );
+    }
+    // Exactly one object: nothing after it, and no array read as its fields in order.
+    for trailing in [format!("{body} x"), format!("{body}{{\"x\":1}}")] {
+        assert_eq!(
+            refused("data after the object", trailing, vec![]).await,
+            code(400, "bad_json")
+        );
+    }
+    let (status, array) = served
+        .post("/audit", &json!([shop, 1]).to_string(), &[])
+        .await;
+    assert_eq!(status, 422, "{array}");
+    assert_eq!(array["error"]["field"], "body", "{array}");
+    assert!(
+        array["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not an array")),
+        "{array}"
+    );
     let typed = json!({ "target_url": shop, "budget": { "steps": "many" } });
     assert_eq!(
         refused("a field of the wrong type", typed.to_string(), vec![]).await,
@@ -411,4 +454,21 @@ async fn off_loopback_the_server_wants_its_token_on_every_request_and_stream() {
         "as a browser sends it"
     );
     served.stop().await;
+}
+
+/// Every file under `dir`: the store, its write-ahead log, the files written.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
 }

@@ -30,6 +30,18 @@ use crate::store::{
 /// Where audits are kept, under the project root.
 pub const STORE_FILE: &str = ".windup/audits.sqlite";
 
+/// Why a target with a user name or password in it is refused: the target is kept in the store
+/// and said in every event and report, so it may carry no credentials.
+pub const CREDENTIALS_IN_TARGET: &str = "the target URL carries a user name or password \
+    (user:…@host); Windup keeps no credentials in a target, which is stored and shown in every \
+    report: give the address without them, and log in with an account of windup.toml \
+    ([accounts.NAME], chosen with `account`)";
+
+/// Whether `target` carries a user name or a password.
+pub fn carries_credentials(target: &url::Url) -> bool {
+    !target.username().is_empty() || target.password().is_some()
+}
+
 /// Why an audit could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
@@ -195,6 +207,9 @@ impl AuditRun {
 
     /// Runs the audit to its end (or its budget, or a stop).
     pub async fn run(mut self) -> Result<AuditFinished, AuditError> {
+        if carries_credentials(&self.config.target) {
+            return Err(AuditError::Usage(CREDENTIALS_IN_TARGET.to_owned()));
+        }
         self.prepare()?;
         let model = self.model()?;
         let store = AuditStore::open(&self.store)?;

@@ -237,29 +237,52 @@ async fn start(
     Ok((StatusCode::ACCEPTED, axum::Json(body)).into_response())
 }
 
-/// The body as JSON of the expected shape: 400 when it is no JSON, 422 naming the field.
+/// The body as exactly one JSON object of the expected shape: 400 when it is no JSON or has
+/// anything after the object, 422 naming the field (`body` when it is JSON but no object).
 fn parse_body(bytes: &Bytes) -> Result<StartAudit, ApiError> {
+    let not_json = |inner: serde_json::Error| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_json",
+            format!("the body is not one JSON object: {inner}"),
+        )
+    };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        // Serde would read an array as the object's fields in order: only an object is taken.
+        let kind = match serde_json::from_slice::<Value>(bytes).map_err(not_json)? {
+            Value::Array(_) => "an array",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            Value::Null => "null",
+            Value::Object(_) => "an object",
+        };
+        return Err(ApiError::invalid(
+            "body",
+            format!("body: a JSON object is expected, not {kind}"),
+        ));
+    }
     let mut json = serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, StartAudit>(&mut json) {
-        Ok(asked) => Ok(asked),
+    let asked = match serde_path_to_error::deserialize::<_, StartAudit>(&mut json) {
+        Ok(asked) => asked,
         Err(err) => {
             let path = err.path().to_string();
             let inner = err.into_inner();
             if inner.is_syntax() || inner.is_eof() {
-                return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "bad_json",
-                    format!("the body is not JSON: {inner}"),
-                ));
+                return Err(not_json(inner));
             }
             let field = if path == "." {
                 field_named(&inner.to_string())
             } else {
                 path
             };
-            Err(ApiError::invalid(&field, format!("{field}: {inner}")))
+            return Err(ApiError::invalid(&field, format!("{field}: {inner}")));
         }
-    }
+    };
+    // Nothing but white space may follow the object.
+    json.end().map_err(not_json)?;
+    Ok(asked)
 }
 
 /// The field a serde message names (`missing field `target_url``), else the body.
@@ -283,6 +306,12 @@ fn prepare(app: &App, asked: StartAudit) -> Result<(NewRun, AuditRun), ApiError>
                 "target_url must be an http(s) URL, like http://127.0.0.1:4000/",
             )
         })?;
+    if crate::audit_run::carries_credentials(&target) {
+        return Err(ApiError::invalid(
+            "target_url",
+            crate::audit_run::CREDENTIALS_IN_TARGET,
+        ));
+    }
     if !app.options.targets.allows(&target) {
         let allowed = app.options.targets.origins().join(", ");
         return Err(ApiError::new(
