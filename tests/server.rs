@@ -472,3 +472,31 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// Bound to another loopback address, the server answers to the address it prints, and still
+/// refuses a name that was pointed at it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bound_to_another_loopback_address_the_printed_url_works() {
+    let _serial = SERIAL.lock().await;
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let served = Served::over(shop, common::Project::with(&[]), |options| {
+        options.bind = "127.0.0.2:0".parse().unwrap();
+    })
+    .await;
+    assert!(
+        served.url.starts_with("http://127.0.0.2:"),
+        "{}",
+        served.url
+    );
+    let (status, listed) = served.get("/audits").await;
+    assert_eq!(status, 200, "{listed}");
+    let page = reqwest::get(served.at("/")).await.unwrap();
+    assert_eq!(page.status(), 200, "the dashboard");
+    let rebinding = reqwest::Client::new()
+        .get(served.at("/audits"))
+        .header("host", format!("evil.example:{}", served.addr.port()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebinding.status(), 403);
+}

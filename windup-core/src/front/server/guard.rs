@@ -110,8 +110,9 @@ impl Guard {
         }
     }
 
-    /// On a loopback bind, the `Host` must be a loopback name of this port: a page of another
-    /// site whose name was pointed at 127.0.0.1 sends its own name.
+    /// On a loopback bind, the `Host` must be a loopback name of this port: `localhost`, or a
+    /// loopback address (the one bound to among them, whichever of 127.0.0.0/8 it is). A page of
+    /// another site whose name was pointed at 127.0.0.1 sends its own name.
     fn host(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if !self.local.ip().is_loopback() {
             return Ok(());
@@ -120,10 +121,26 @@ impl Guard {
             return Err(Refusal::Host);
         };
         let port = self.local.port();
-        let ok = ["127.0.0.1", "localhost", "[::1]"]
-            .iter()
-            .any(|name| host == format!("{name}:{port}") || (port == 80 && host == *name));
-        if ok { Ok(()) } else { Err(Refusal::Host) }
+        let name = match host.rsplit_once(':') {
+            Some((name, given)) if !name.is_empty() && !given.contains(']') => {
+                (given == port.to_string()).then_some(name)
+            }
+            // No port: the scheme's own, 80.
+            _ => (port == 80).then_some(host),
+        };
+        let loopback = |name: &str| {
+            name == "localhost"
+                || name
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        };
+        if name.is_some_and(loopback) {
+            Ok(())
+        } else {
+            Err(Refusal::Host)
+        }
     }
 
     /// A request that changes something, or opens a stream: when a browser sends it (with an
@@ -166,11 +183,35 @@ mod tests {
                 "{host}"
             );
         }
-        for host in ["evil.example:7357", "127.0.0.1:80", "localhost"] {
+        for host in [
+            "evil.example:7357",
+            "127.0.0.1:80",
+            "localhost",
+            "10.0.0.1:7357",
+            "[::2]:7357",
+            "127.0.0.1.evil.example:7357",
+        ] {
             let refused = guard.admit(&headers(&[(header::HOST, host)]));
             assert_eq!(refused, Err(Refusal::Host), "{host}");
         }
         assert_eq!(guard.admit(&HeaderMap::new()), Err(Refusal::Host));
+        // Bound to another loopback address, the server answers to the URL it prints.
+        let other = Guard::new(None, "127.0.0.2:7357".parse().unwrap());
+        for host in ["127.0.0.2:7357", "localhost:7357"] {
+            assert_eq!(
+                other.admit(&headers(&[(header::HOST, host)])),
+                Ok(()),
+                "{host}"
+            );
+        }
+        let v6 = Guard::new(None, "[::1]:80".parse().unwrap());
+        for host in ["[::1]", "localhost", "[::1]:80"] {
+            assert_eq!(
+                v6.admit(&headers(&[(header::HOST, host)])),
+                Ok(()),
+                "{host}"
+            );
+        }
     }
 
     #[test]
