@@ -500,3 +500,32 @@ async fn bound_to_another_loopback_address_the_printed_url_works() {
         .unwrap();
     assert_eq!(rebinding.status(), 403);
 }
+
+/// A client that never finishes its request does not hold the server up: asked to stop, it is
+/// done within the grace it gives connections, not when the client goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_half_sent_request_does_not_keep_the_server_from_stopping() {
+    use tokio::io::AsyncWriteExt;
+    let _serial = SERIAL.lock().await;
+    let served = Served::start().await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let mut client = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+        let head = format!(
+            "POST /audit HTTP/1.1\r\nHost: {}\r\nContent-Length: 100\r\n\r\n{{\"target",
+            served.addr
+        );
+        client.write_all(head.as_bytes()).await.unwrap();
+        held.push(client);
+    }
+    // And one that has sent half its headers.
+    let mut slow = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    slow.write_all(b"GET /audits HTTP/1.1\r\nHo").await.unwrap();
+    held.push(slow);
+    let stopped = tokio::time::timeout(std::time::Duration::from_secs(5), served.stop()).await;
+    assert!(
+        stopped.is_ok(),
+        "the server still runs 5 s after it was asked to stop, held by {} clients",
+        held.len()
+    );
+}

@@ -80,7 +80,13 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
     }
     let stop = async {
         let _ = tokio::signal::ctrl_c().await;
-        eprintln!("windup: stopping the audits and the server");
+        eprintln!("windup: stopping the audits and the server (Ctrl-C again to quit at once)");
+        // A second Ctrl-C does not wait for anything. The drivers' watchdogs end the browsers.
+        tokio::spawn(async {
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!("windup: quitting now");
+            std::process::exit(130);
+        });
     };
     server.serve(stop).await.map_err(from_serve)?;
     // Leave a moment for the last log lines of stopped audits.

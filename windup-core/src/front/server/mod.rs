@@ -105,6 +105,9 @@ pub enum ServeError {
     Serve(std::io::Error),
 }
 
+/// How long, once asked to stop, the server waits for its connections to finish.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
 /// A server bound to its address, ready to serve.
 pub struct Server {
     listener: TcpListener,
@@ -139,24 +142,39 @@ impl Server {
     }
 
     /// Serves until `shutdown` resolves; then stops every audit and waits for them to end, so
-    /// that no browser outlives the server.
+    /// that no browser outlives the server. Connections get [`SHUTDOWN_GRACE`] to finish what
+    /// they are answering; one a client holds open past it (a request it never finishes
+    /// sending) is left, so the server's end never waits on a client.
     pub async fn serve(
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let router = api::router(Arc::clone(&self.app));
         let app = Arc::clone(&self.app);
+        let (asked, stopping) = tokio::sync::oneshot::channel::<()>();
         // Streams end first, so that the graceful shutdown has no connection to wait for.
         let shutdown = async move {
             shutdown.await;
             app.close();
+            let _ = asked.send(());
         };
         let served = axum::serve(
             self.listener,
             router.into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(shutdown)
-        .await;
+        .into_future();
+        let grace_over = async {
+            if stopping.await.is_ok() {
+                tokio::time::sleep(SHUTDOWN_GRACE).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        let served = tokio::select! {
+            served = served => served,
+            () = grace_over => Ok(()),
+        };
         self.app.runs.stop_all().await;
         served.map_err(ServeError::Serve)
     }
