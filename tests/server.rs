@@ -282,6 +282,47 @@ async fn what_the_server_must_refuse_it_refuses() {
             file.display()
         );
     }
+    // The framework's own refusals are JSON of the same shape, with a code.
+    let client = reqwest::Client::new();
+    for (what, request, status, code) in [
+        (
+            "a method no route takes",
+            client.delete(served.at("/audits")),
+            405,
+            "method_not_allowed",
+        ),
+        (
+            "a bad query string",
+            client.get(served.at("/audit/A-1001/stream?after=many")),
+            400,
+            "bad_request",
+        ),
+        (
+            "a path that is no UTF-8",
+            client.get(served.at("/audit/%FF%FE")),
+            400,
+            "bad_request",
+        ),
+        (
+            "a stream without its upgrade",
+            client.get(served.at("/audit/A-1001/stream")),
+            400,
+            "bad_request",
+        ),
+    ] {
+        let answer = request.send().await.unwrap();
+        assert_eq!(answer.status(), status, "{what}");
+        let text = answer.text().await.unwrap();
+        let json: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {text:?}"));
+        assert_eq!(json["error"]["code"], code, "{what}: {json}");
+        assert!(
+            json["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{what}: {json}"
+        );
+    }
     // Exactly one object: nothing after it, and no array read as its fields in order.
     for trailing in [format!("{body} x"), format!("{body}{{\"x\":1}}")] {
         assert_eq!(

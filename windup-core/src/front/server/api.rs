@@ -126,7 +126,8 @@ impl ApiError {
             Refusal::Host => ApiError::new(
                 StatusCode::FORBIDDEN,
                 "forbidden_host",
-                "a loopback server answers only to 127.0.0.1, localhost and [::1] at its port",
+                "a loopback server answers only to localhost and loopback addresses (127.0.0.1, \
+                 [::1]) at its port",
             ),
             Refusal::Origin => ApiError::new(
                 StatusCode::FORBIDDEN,
@@ -181,7 +182,63 @@ pub(super) fn router(app: Arc<App>) -> Router {
         .route("/audit/{id}/files/{name}", get(file))
         .route("/findings/{id}/test", get(download))
         .fallback(|| async { ApiError::not_found("no such route: see docs/server.md") })
+        .layer(axum::middleware::map_response(json_errors))
         .with_state(app)
+}
+
+/// Every error answered as JSON of the one documented shape, the framework's own included: a
+/// method a route does not take (405, which had no body), an extractor's rejection (a query
+/// string, a path that is no UTF-8, a stream request without its upgrade headers: plain text).
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let said = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let said = String::from_utf8_lossy(&said);
+    let message = match said.trim() {
+        "" => status
+            .canonical_reason()
+            .unwrap_or("the request was refused")
+            .to_owned(),
+        text => cut(text, 300),
+    };
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::URI_TOO_LONG => "uri_too_long",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::UPGRADE_REQUIRED => "upgrade_required",
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "headers_too_large",
+        status if status.is_server_error() => "internal",
+        _ => "refused",
+    };
+    let mut answer = ApiError::new(status, code, message).into_response();
+    for name in [header::ALLOW, header::WWW_AUTHENTICATE] {
+        if let Some(value) = parts.headers.get(&name) {
+            answer.headers_mut().insert(name, value.clone());
+        }
+    }
+    answer
+}
+
+/// `text` cut to `most` characters, saying so.
+fn cut(text: &str, most: usize) -> String {
+    match text.char_indices().nth(most) {
+        Some((at, _)) => format!(
+            "{}… ({} characters in all)",
+            &text[..at],
+            text.chars().count()
+        ),
+        None => text.to_owned(),
+    }
 }
 
 /// `POST /audit`'s body.
