@@ -162,14 +162,31 @@ async fn stream_all(served: &Served, run: &str, after: u64) -> Vec<Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_subscribers_get_every_event_in_order_and_a_queued_run_can_be_stopped() {
     let _serial = SERIAL.lock().await;
-    let served = Served::start().await;
+    let shop = windup_shop::spawn(windup_shop::ShopOptions {
+        bugs: windup_shop::BugSet::all(),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    // One audit runs, one may wait.
+    let served = Served::over(shop, common::Project::with(&[]), |options| {
+        options.max_queued = 1;
+    })
+    .await;
     let budget = json!({ "time_s": 15, "pages": 4, "walks": 1 });
-    let first = served
-        .start_audit(json!({ "target_url": target(&served.shop), "budget": budget }))
-        .await;
-    let second = served
-        .start_audit(json!({ "target_url": target(&served.shop), "budget": budget }))
-        .await;
+    let asked = json!({ "target_url": target(&served.shop), "budget": budget });
+    let first = served.start_audit(asked.clone()).await;
+    let second = served.start_audit(asked.clone()).await;
+    // The queue is full: a third is refused, and recorded nowhere.
+    let (code, full) = served.post("/audit", &asked.to_string(), &[]).await;
+    assert_eq!(code, 429, "{full}");
+    assert_eq!(full["error"]["code"], "queue_full", "{full}");
+    let (_, listed) = served.get("/audits").await;
+    assert_eq!(
+        listed["audits"].as_array().map(Vec::len),
+        Some(2),
+        "{listed}"
+    );
     // One audit at a time: the second waits.
     let (_, list) = served.get("/audits").await;
     let status = |id: &str| {

@@ -36,6 +36,9 @@ pub(crate) struct ServeArgs {
     /// Audits run at once; the others wait, queued.
     #[arg(long, value_name = "N", default_value_t = 1)]
     max_audits: usize,
+    /// Audits that may wait for a turn; past them a new one is refused (429).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    max_queued: usize,
     /// Show the audits' browser windows.
     #[arg(long)]
     headed: bool,
@@ -50,6 +53,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
     let mut options = ServeOptions::new(settings);
     options.bind = args.bind;
     options.max_running = args.max_audits.max(1);
+    options.max_queued = args.max_queued;
     // For work on the dashboard itself: its files read from a directory, no rebuild needed.
     options.assets_dir = std::env::var_os("WINDUP_DASHBOARD_DIR").map(std::path::PathBuf::from);
     options.token = std::env::var(TOKEN_ENV)

@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use super::guard::{Guard, Refusal};
-use super::runs::{Runs, Stopped};
+use super::runs::{Runs, StartError, Stopped};
 use super::{ServeOptions, assets, stream};
 use crate::audit::Budget;
 use crate::audit_run::AuditRun;
@@ -45,7 +45,7 @@ pub(super) struct App {
 impl App {
     pub(super) fn new(options: ServeOptions, local: SocketAddr, store: Arc<AuditStore>) -> Self {
         let guard = Guard::new(options.token.as_ref(), local);
-        let runs = Runs::new(Arc::clone(&store), options.max_running);
+        let runs = Runs::new(Arc::clone(&store), options.max_running, options.max_queued);
         App {
             options,
             local,
@@ -285,7 +285,18 @@ async fn start(
         })?;
     let asked = parse_body(&bytes)?;
     let (new, audit) = prepare(&app, asked)?;
-    let run = app.runs.start(&new, audit).map_err(ApiError::store)?;
+    let run = app.runs.start(&new, audit).map_err(|err| match err {
+        StartError::Store(err) => ApiError::store(err),
+        StartError::Full => ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "queue_full",
+            format!(
+                "{} audits wait already for the {} that may run at once: try again when one has \
+                 ended, or start the server with a larger --max-queued",
+                app.options.max_queued, app.options.max_running
+            ),
+        ),
+    })?;
     let body = json!({
         "run_id": run.slug(),
         "status": "queued",

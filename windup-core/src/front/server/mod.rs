@@ -47,6 +47,8 @@ pub struct ServeOptions {
     pub targets: TargetPolicy,
     /// Audits run at once; others wait, `queued`.
     pub max_running: usize,
+    /// Audits that may wait for a turn; past them a new one is refused (429 `queue_full`).
+    pub max_queued: usize,
     /// The largest request body taken, in bytes.
     pub max_body: usize,
     /// Streams open at once on one run.
@@ -62,7 +64,7 @@ pub struct ServeOptions {
 
 impl ServeOptions {
     /// The defaults: loopback port 7357, the project's base URL the only target, one audit at a
-    /// time, 64 KiB bodies, 32 streams a run, a frame a second.
+    /// time and 16 waiting, 64 KiB bodies, 32 streams a run, a frame a second.
     pub fn new(settings: Settings) -> Self {
         let targets = TargetPolicy::from_origins(
             settings
@@ -77,6 +79,7 @@ impl ServeOptions {
             token: None,
             targets,
             max_running: 1,
+            max_queued: 16,
             max_body: 64 * 1024,
             max_subscribers: 32,
             frames: Duration::from_secs(1),

@@ -25,10 +25,20 @@ pub(super) struct Live {
     pub(super) subscribers: AtomicUsize,
 }
 
+/// Why an audit was not taken.
+#[derive(Debug)]
+pub(super) enum StartError {
+    /// As many audits run and wait already as the server takes.
+    Full,
+    Store(StoreError),
+}
+
 /// The audits of one server.
 pub(super) struct Runs {
     store: Arc<AuditStore>,
     slots: Arc<Semaphore>,
+    /// Audits running and waiting at most, together.
+    capacity: usize,
     live: Arc<Mutex<HashMap<RunId, Arc<Live>>>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -47,10 +57,11 @@ pub(super) enum Stopped {
 }
 
 impl Runs {
-    pub(super) fn new(store: Arc<AuditStore>, max_running: usize) -> Self {
+    pub(super) fn new(store: Arc<AuditStore>, max_running: usize, max_queued: usize) -> Self {
         Runs {
             store,
             slots: Arc::new(Semaphore::new(max_running.max(1))),
+            capacity: max_running.max(1) + max_queued,
             live: Arc::new(Mutex::new(HashMap::new())),
             tasks: Mutex::new(Vec::new()),
         }
@@ -65,15 +76,25 @@ impl Runs {
         self.live_map().get(run).cloned()
     }
 
-    /// Records the audit `queued` and starts it when a slot is free.
-    pub(super) fn start(&self, new: &NewRun, audit: AuditRun) -> Result<RunId, StoreError> {
-        let run = self.store.queue_run(new)?;
+    /// Records the audit `queued` and starts it when a slot is free; refused, recording
+    /// nothing, when the queue is full.
+    pub(super) fn start(&self, new: &NewRun, audit: AuditRun) -> Result<RunId, StartError> {
         let live = Arc::new(Live {
             stop: audit.stop_flag(),
             told: watch::channel(0).0,
             subscribers: AtomicUsize::new(0),
         });
-        self.live_map().insert(run, Arc::clone(&live));
+        let run = {
+            // Counted and recorded under one lock, so that two requests cannot both take the
+            // last place.
+            let mut map = self.live_map();
+            if map.len() >= self.capacity {
+                return Err(StartError::Full);
+            }
+            let run = self.store.queue_run(new).map_err(StartError::Store)?;
+            map.insert(run, Arc::clone(&live));
+            run
+        };
         let text = if self.slots.available_permits() == 0 {
             "Queued: it starts when a running audit ends.".to_owned()
         } else {
