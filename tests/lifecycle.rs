@@ -169,10 +169,42 @@ fn a_killed_test_process_leaves_no_browser_behind() {
             groups.iter().any(|g| !processes_in_group(*g).is_empty()),
             "the child's browser runs"
         );
+        let pid = child.id();
         child.kill().expect("SIGKILL the child");
         child.wait().expect("reap the child");
         assert_groups_end(&groups);
+        // Its scratch folder (profiles, driver log) stays, and the next browser removes it.
+        let left = scratch_folders_of(pid);
+        assert!(
+            !left.is_empty(),
+            "the killed child had a scratch folder ({kind})"
+        );
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        runtime.block_on(async {
+            let next = windup::engine::Browser::launch(common::browser_config())
+                .await
+                .expect("the next browser starts");
+            assert!(
+                left.iter().all(|folder| !folder.exists()),
+                "the killed child's folders stay: {left:?} ({kind})"
+            );
+            drop(next);
+        });
     }
+}
+
+/// The scratch folders whose owner marker names process `pid`.
+fn scratch_folders_of(pid: u32) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            std::fs::read_to_string(path.join("windup-owner"))
+                .is_ok_and(|owner| owner.split_whitespace().next() == Some(&pid.to_string()))
+        })
+        .collect()
 }
 
 #[tokio::test]

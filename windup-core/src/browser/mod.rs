@@ -12,6 +12,7 @@ mod keys;
 mod observe;
 mod page;
 mod resolve;
+mod scratch;
 pub(crate) mod scripts;
 mod snapshot;
 
@@ -258,13 +259,10 @@ pub struct Browser {
 impl Browser {
     /// Starts the kind's driver (or connects to `webdriver_url`), ready to open sessions.
     pub async fn launch(config: BrowserConfig) -> Result<Self, BrowserError> {
-        let scratch = tempfile::Builder::new()
-            .prefix("windup-browser-")
-            .tempdir()
-            .map_err(|source| BrowserError::Profile {
-                path: std::env::temp_dir(),
-                source,
-            })?;
+        let scratch = scratch::create().map_err(|source| BrowserError::Profile {
+            path: std::env::temp_dir(),
+            source,
+        })?;
         let browser_binary = config.kind.backend().browser_binary(&config);
         let (driver, url) = match &config.webdriver_url {
             Some(url) => (None, url.trim_end_matches('/').to_owned()),
