@@ -251,15 +251,10 @@ fn purpose(step: &Step, missing: &[&Need]) -> String {
 
 fn run_step(machine: &Machine, step: &Step) -> Result<(), SetupError> {
     let (program, args) = step.words.split_first().expect("every step has a program");
-    let mut command = Command::new(program);
+    // `cargo` is the cargo that runs this task, whatever PATH says.
+    let cargo = std::env::var_os("CARGO").filter(|_| program == "cargo");
+    let mut command = Command::new(cargo.unwrap_or_else(|| program.into()));
     command.args(args).env("PATH", machine.path_var());
-    if program == "cargo" {
-        // The cargo that runs this task, whatever PATH says.
-        if let Some(cargo) = std::env::var_os("CARGO") {
-            command = Command::new(cargo);
-            command.args(args);
-        }
-    }
     command.envs(step.env.iter().copied());
     if let Some(dir) = step.dir {
         command.current_dir(machine.repo.join(dir));
