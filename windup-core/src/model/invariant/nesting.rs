@@ -69,12 +69,7 @@ pub(super) fn check(source: &str, limit: usize) -> Result<usize, TooDeep> {
                     return Err(err);
                 }
             }
-            ')' | ']' | '}' if stack.len() > 1 => {
-                let mut group = stack.pop().expect("more than the text's own group");
-                group.end_part();
-                let top = stack.last_mut().expect("the text's own group");
-                top.inner = top.inner.max(group.deepest + 1);
-            }
+            ')' | ']' | '}' if stack.len() > 1 => close(&mut stack),
             ',' => stack.last_mut().expect("a group").end_part(),
             '+' | '*' | '/' | '%' | '?' | '.' | '<' | '>' | '!' | '-' => {
                 count_operator(&mut stack, &chars, i);
@@ -100,11 +95,9 @@ pub(super) fn check(source: &str, limit: usize) -> Result<usize, TooDeep> {
         }
         i += 1;
     }
+    // Brackets left open close at the end (the parser will say they are unbalanced).
     while stack.len() > 1 {
-        let mut group = stack.pop().expect("more than one group");
-        group.end_part();
-        let top = stack.last_mut().expect("the text's own group");
-        top.inner = top.inner.max(group.deepest + 1);
+        close(&mut stack);
     }
     let mut root = stack.pop().expect("the text's own group");
     root.end_part();
@@ -112,6 +105,14 @@ pub(super) fn check(source: &str, limit: usize) -> Result<usize, TooDeep> {
         Some(err) => Err(err),
         None => Ok(root.deepest),
     }
+}
+
+/// Closes the innermost bracket: its depth counts in the part of the group around it.
+fn close(stack: &mut Vec<Group>) {
+    let mut group = stack.pop().expect("a bracket above the text's own group");
+    group.end_part();
+    let top = stack.last_mut().expect("the text's own group");
+    top.inner = top.inner.max(group.deepest + 1);
 }
 
 /// The depth the open groups reach already, whatever follows.
