@@ -587,3 +587,129 @@ async fn a_half_sent_request_does_not_keep_the_server_from_stopping() {
         held.len()
     );
 }
+
+/// Sends `request` on a new connection and reads until the server closes it: the status and the
+/// JSON body of its one answer.
+async fn raw(addr: std::net::SocketAddr, request: &[u8]) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // A server may answer, and close, before it has read all of a request too large.
+    let _ = client.write_all(request).await;
+    let mut answer = Vec::new();
+    let read = client.read_to_end(&mut answer);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), read).await;
+    let answer = String::from_utf8_lossy(&answer);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no answer: {answer:?}"));
+    let json = serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {answer:?}"));
+    (status, json)
+}
+
+/// What the HTTP layer refuses before any route reads the request is still the API's JSON error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_the_http_layer_cannot_read_is_answered_in_json() {
+    let _serial = SERIAL.lock().await;
+    let served = Served::start().await;
+    let host = format!("Host: {}\r\n", served.addr);
+    let long_uri = format!("GET /audits?{} HTTP/1.1\r\n{host}\r\n", "a".repeat(70_000));
+    let many_headers = format!(
+        "GET /audits HTTP/1.1\r\n{host}{}\r\n",
+        (0..150)
+            .map(|i| format!("x-{i}: {i}\r\n"))
+            .collect::<String>()
+    );
+    let huge_header = format!(
+        "GET /audits HTTP/1.1\r\n{host}x-big: {}\r\n\r\n",
+        "b".repeat(600_000)
+    );
+    for (what, request, status, code) in [
+        ("a URI over 64 KiB", long_uri, 414, "uri_too_long"),
+        ("150 header fields", many_headers, 431, "headers_too_large"),
+        ("a 600 KB header", huge_header, 431, "headers_too_large"),
+        (
+            "no HTTP at all",
+            "HELLO THERE\r\n\r\n".to_owned(),
+            400,
+            "bad_request",
+        ),
+    ] {
+        let (got, json) = raw(served.addr, request.as_bytes()).await;
+        assert_eq!(
+            (got, json["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{what}: {json}"
+        );
+        assert!(
+            json["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{what}: {json}"
+        );
+    }
+    let (status, _) = served.get("/audits").await;
+    assert_eq!(status, 200, "the server still serves");
+    served.stop().await;
+}
+
+/// A client gets `read_limit` to send a request's head and its body, and a kept-alive
+/// connection as long to send its next request; past it the server lets the connection go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_or_idle_client_is_let_go_after_the_read_limit() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _serial = SERIAL.lock().await;
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let served = Served::over(shop, common::Project::with(&[]), |options| {
+        options.read_limit = std::time::Duration::from_secs(1);
+    })
+    .await;
+    // Each connection must be closed by the server, well within this deadline.
+    let deadline = std::time::Duration::from_secs(20);
+    let closed = |mut client: tokio::net::TcpStream| async move {
+        let mut seen = Vec::new();
+        let read = tokio::time::timeout(deadline, client.read_to_end(&mut seen)).await;
+        assert!(
+            read.is_ok(),
+            "the server still holds the connection after {deadline:?}"
+        );
+        String::from_utf8_lossy(&seen).into_owned()
+    };
+
+    let mut half_head = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    half_head
+        .write_all(b"GET /audits HTTP/1.1\r\nHo")
+        .await
+        .unwrap();
+    let seen = closed(half_head).await;
+    assert!(
+        !seen.contains(" 200 "),
+        "half a head is never answered: {seen}"
+    );
+
+    let mut half_body = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    let head = format!(
+        "POST /audit HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"target",
+        served.addr
+    );
+    half_body.write_all(head.as_bytes()).await.unwrap();
+    let seen = closed(half_body).await;
+    assert!(seen.starts_with("HTTP/1.1 408 "), "{seen}");
+    assert!(seen.contains("\"code\":\"request_timeout\""), "{seen}");
+
+    let mut idle = tokio::net::TcpStream::connect(served.addr).await.unwrap();
+    let request = format!("GET /audits HTTP/1.1\r\nHost: {}\r\n\r\n", served.addr);
+    idle.write_all(request.as_bytes()).await.unwrap();
+    let seen = closed(idle).await;
+    assert!(
+        seen.starts_with("HTTP/1.1 200 "),
+        "the request is answered first: {seen}"
+    );
+
+    let (status, _) = served.get("/audits").await;
+    assert_eq!(status, 200, "the server still serves");
+    served.stop().await;
+}

@@ -166,6 +166,12 @@ impl IntoResponse for ApiError {
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        if self.status == StatusCode::REQUEST_TIMEOUT {
+            // The rest of the body is never read: the connection cannot carry another request.
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         response
     }
 }
@@ -213,6 +219,7 @@ async fn json_errors(response: Response) -> Response {
         StatusCode::NOT_FOUND => "not_found",
         StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
         StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::REQUEST_TIMEOUT => "request_timeout",
         StatusCode::URI_TOO_LONG => "uri_too_long",
         StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
         StatusCode::UPGRADE_REQUIRED => "upgrade_required",
@@ -274,8 +281,19 @@ async fn start(
     body: Body,
 ) -> Result<Response, ApiError> {
     app.admit_change(&headers)?;
-    let bytes = axum::body::to_bytes(body, app.options.max_body)
+    let limit = app.options.read_limit;
+    let bytes = tokio::time::timeout(limit, axum::body::to_bytes(body, app.options.max_body))
         .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                format!(
+                    "the body did not arrive within {} s: send it whole, at once",
+                    limit.as_secs_f32()
+                ),
+            )
+        })?
         .map_err(|_| {
             ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,

@@ -19,6 +19,7 @@
 mod api;
 mod assets;
 mod guard;
+mod listen;
 mod runs;
 mod stream;
 
@@ -51,6 +52,10 @@ pub struct ServeOptions {
     pub max_queued: usize,
     /// The largest request body taken, in bytes.
     pub max_body: usize,
+    /// The longest a client may take to send a request's head, and then its body (past it: the
+    /// connection is closed, or 408 `request_timeout`); also how long a kept-alive connection
+    /// may wait idle for its next request.
+    pub read_limit: Duration,
     /// Streams open at once on one run.
     pub max_subscribers: usize,
     /// How often, at most, an audit's browser is pictured for the live preview.
@@ -81,6 +86,7 @@ impl ServeOptions {
             max_running: 1,
             max_queued: 16,
             max_body: 64 * 1024,
+            read_limit: Duration::from_secs(10),
             max_subscribers: 32,
             frames: Duration::from_secs(1),
             store,
@@ -104,8 +110,6 @@ pub enum ServeError {
     },
     #[error("the audit store: {0}")]
     Store(#[from] StoreError),
-    #[error("the server stopped: {0}")]
-    Serve(std::io::Error),
 }
 
 /// How long, once asked to stop, the server waits for its connections to finish.
@@ -147,38 +151,21 @@ impl Server {
     /// Serves until `shutdown` resolves; then stops every audit and waits for them to end, so
     /// that no browser outlives the server. Connections get [`SHUTDOWN_GRACE`] to finish what
     /// they are answering; one a client holds open past it (a request it never finishes
-    /// sending) is left, so the server's end never waits on a client.
+    /// sending) is dropped, so the server's end never waits on a client.
     pub async fn serve(
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let router = api::router(Arc::clone(&self.app));
         let app = Arc::clone(&self.app);
-        let (asked, stopping) = tokio::sync::oneshot::channel::<()>();
-        // Streams end first, so that the graceful shutdown has no connection to wait for.
+        // Streams end first, so that they leave the connections free to close.
         let shutdown = async move {
             shutdown.await;
             app.close();
-            let _ = asked.send(());
         };
-        let served = axum::serve(
-            self.listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .into_future();
-        let grace_over = async {
-            if stopping.await.is_ok() {
-                tokio::time::sleep(SHUTDOWN_GRACE).await;
-            } else {
-                std::future::pending::<()>().await;
-            }
-        };
-        let served = tokio::select! {
-            served = served => served,
-            () = grace_over => Ok(()),
-        };
+        let read_limit = self.app.options.read_limit;
+        listen::serve(self.listener, router, read_limit, shutdown, SHUTDOWN_GRACE).await;
         self.app.runs.stop_all().await;
-        served.map_err(ServeError::Serve)
+        Ok(())
     }
 }
