@@ -393,6 +393,24 @@ async fn what_the_server_must_refuse_it_refuses() {
         message.contains("nests more than 24 deep"),
         "the depth and the limit are named: {answer}"
     );
+    // What an answer quotes from the request is cut.
+    let long = "x".repeat(60_000);
+    for (what, body) in [
+        (
+            "a long account",
+            json!({ "target_url": shop, "account": long }),
+        ),
+        (
+            "a long unknown field",
+            json!({ "target_url": shop, long.as_str(): 1 }),
+        ),
+    ] {
+        let (status, answer) = served.post("/audit", &body.to_string(), &[]).await;
+        assert_eq!(status, 422, "{what}: {answer}");
+        let text = answer.to_string();
+        assert!(text.len() < 1500, "{what}: {} bytes", text.len());
+        assert!(text.contains("characters in all"), "{what}: {text}");
+    }
     assert_eq!(
         refused("a body too large", "x".repeat(70 * 1024), vec![]).await,
         code(413, "payload_too_large")

@@ -5,7 +5,7 @@
 //! The modules sit in layers, one directory each, and a module uses only its own layer and the
 //! ones above it in this list (docs/architecture.md; `tests/layers.rs` keeps it so):
 //!
-//! 1. **model** (`src/model/`): plain data and parsing, no I/O — [`plan`], [`steps`],
+//! 1. **model** (`src/model/`): plain data and parsing, no I/O — [`plan`], [`steps`], [`excerpt`],
 //!    [`scenario`], [`secret`], [`invariant`], [`sitemap`].
 //! 2. **boundaries**: one outside thing each — [`browser`] (the only user of fantoccini),
 //!    [`llm`] (model providers), [`store`] (the SQLite store of audits).
@@ -21,6 +21,8 @@
 #![warn(unreachable_pub)]
 
 // model
+#[path = "model/excerpt.rs"]
+pub mod excerpt;
 #[path = "model/invariant/mod.rs"]
 pub mod invariant;
 #[path = "model/plan/mod.rs"]

@@ -90,13 +90,6 @@ pub(crate) fn read_answer<T: serde::de::DeserializeOwned>(
 ) -> Result<T, BrowserError> {
     serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
         during: during.into(),
-        value: format!("{err}: {}", truncate(&raw.to_string(), 300)),
+        value: format!("{err}: {}", crate::excerpt::cut(&raw.to_string(), 300)),
     })
-}
-
-fn truncate(text: &str, max: usize) -> &str {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => &text[..i],
-        None => text,
-    }
 }

@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 use time::macros::format_description;
 
 use super::{Attempt, Called, Completion, LlmError};
+use crate::excerpt::cut;
 
 /// How a call that fails in transit is retried.
 #[derive(Debug, Clone, PartialEq)]
@@ -263,7 +264,7 @@ pub(super) fn json_body(provider: &str, bytes: &[u8]) -> Result<Value, LlmError>
         provider: provider.to_owned(),
         problem: format!(
             "not JSON ({err}): {}",
-            truncate(&String::from_utf8_lossy(bytes), 200)
+            cut(&String::from_utf8_lossy(bytes), 200)
         ),
     })
 }
@@ -397,7 +398,7 @@ fn error_message(body: &[u8]) -> String {
     } else {
         message
     };
-    truncate(message, 300)
+    cut(message, 300)
 }
 
 fn describe(err: &reqwest::Error) -> String {
@@ -408,14 +409,7 @@ fn describe(err: &reqwest::Error) -> String {
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    truncate(&text, 300)
-}
-
-pub(super) fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
-    }
+    cut(&text, 300)
 }
 
 #[cfg(test)]
@@ -495,8 +489,8 @@ mod tests {
         );
         assert_eq!(error_message(b""), "no message");
         assert_eq!(
-            error_message("x".repeat(400).as_bytes()).chars().count(),
-            301
+            error_message("x".repeat(400).as_bytes()),
+            format!("{}… (400 characters in all)", "x".repeat(300))
         );
     }
 }

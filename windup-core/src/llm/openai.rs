@@ -5,8 +5,9 @@ use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderName};
 use serde_json::{Value, json};
 
-use super::http::{Transport, json_body, not_sent, secret_headers, truncate};
+use super::http::{Transport, json_body, not_sent, secret_headers};
 use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
+use crate::excerpt::cut;
 
 pub(super) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -131,7 +132,7 @@ pub(super) fn read(provider: &str, bytes: &[u8]) -> Result<Completion, LlmError>
         // A refusal is billed like an answer.
         return Err(LlmError::Refused {
             provider: provider.to_owned(),
-            message: truncate(refusal.trim_end_matches('.'), 300),
+            message: cut(refusal.trim_end_matches('.'), 300),
             usage,
         });
     }

@@ -24,6 +24,7 @@ use super::runs::{Runs, StartError, Stopped};
 use super::{ServeOptions, assets, stream};
 use crate::audit::Budget;
 use crate::audit_run::AuditRun;
+use crate::excerpt::cut;
 use crate::store::{
     AuditStore, FindingId, Framework, NewRun, RunId, RunReport, RunSummary, StoreError,
 };
@@ -156,9 +157,10 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut error = json!({ "code": self.code, "message": self.message });
+        // What a message or a field name quotes from the request is cut.
+        let mut error = json!({ "code": self.code, "message": cut(&self.message, 1000) });
         if let Some(field) = self.field {
-            error["field"] = json!(field);
+            error["field"] = json!(cut(&field, 200));
         }
         let mut response = (self.status, axum::Json(json!({ "error": error }))).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
@@ -234,18 +236,6 @@ async fn json_errors(response: Response) -> Response {
         }
     }
     answer
-}
-
-/// `text` cut to `most` characters, saying so.
-fn cut(text: &str, most: usize) -> String {
-    match text.char_indices().nth(most) {
-        Some((at, _)) => format!(
-            "{}… ({} characters in all)",
-            &text[..at],
-            text.chars().count()
-        ),
-        None => text.to_owned(),
-    }
 }
 
 /// `POST /audit`'s body.
@@ -433,7 +423,10 @@ fn prepare(app: &App, asked: StartAudit) -> Result<(NewRun, AuditRun), ApiError>
         if !settings.accounts.contains_key(&account) {
             return Err(ApiError::invalid(
                 "account",
-                format!("there is no [accounts.{account}] in windup.toml"),
+                format!(
+                    "there is no [accounts.{}] in windup.toml",
+                    cut(&account, 100)
+                ),
             ));
         }
         audit = audit.account(account);

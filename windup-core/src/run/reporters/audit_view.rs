@@ -162,7 +162,7 @@ pub fn history(runs: &[RunSummary]) -> Vec<Line> {
                 run.id.to_string(),
                 run.status.to_string(),
                 run.phase.to_string(),
-                run.target_url.clone(),
+                crate::excerpt::cut(&run.target_url, 60),
                 whole_seconds(&run.started_at),
                 run.runtime_ms
                     .map_or_else(|| "-".to_owned(), |ms| runtime(Duration::from_millis(ms))),

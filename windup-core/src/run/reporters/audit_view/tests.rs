@@ -295,3 +295,21 @@ fn the_history_is_a_table_newest_first() {
     let runs = store.runs(20).expect("the runs");
     insta::assert_snapshot!("history", rendered(&history(&runs)));
 }
+
+#[test]
+fn a_long_target_is_cut_in_the_history() {
+    let (_dir, store, _run) = stored();
+    let long = format!("http://localhost:3000/{}", "a".repeat(60_000));
+    store
+        .create_run(&NewRun {
+            target_url: long,
+            seed: 1,
+            budget_json: "{}".to_owned(),
+            started_at: "2026-12-01T11:00:00Z".to_owned(),
+        })
+        .expect("a run with a long target");
+    let lines = history(&store.runs(20).expect("the runs"));
+    let widest = lines.iter().map(|l| l.text.chars().count()).max();
+    assert!(widest.is_some_and(|w| w < 200), "{widest:?}");
+    assert!(rendered(&lines).contains("(60022 characters in all)"));
+}
