@@ -862,3 +862,33 @@ fn the_browser_is_named_in_short_or_in_its_table_and_an_unknown_one_is_refused()
     assert!(err.contains("unknown key `nmae`"), "{err}");
     assert!(err.contains("did you mean `name`?"), "{err}");
 }
+
+#[test]
+fn a_configuration_nested_without_end_is_an_error_not_an_overflow() {
+    for (shape, toml) in [
+        (
+            "10,000 arrays",
+            format!("workers = {}1{}\n", "[".repeat(10_000), "]".repeat(10_000)),
+        ),
+        (
+            "10,000 inline tables",
+            format!(
+                "workers = {}1{}\n",
+                "{a = ".repeat(10_000),
+                "}".repeat(10_000)
+            ),
+        ),
+        (
+            "10,000 dotted keys",
+            format!("{} = 1\n", vec!["a"; 10_000].join(".")),
+        ),
+    ] {
+        let err = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || file_error(&toml).to_string())
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("{shape}: the reader failed instead of answering"));
+        assert!(err.contains("windup.toml"), "{shape}: {err}");
+    }
+}

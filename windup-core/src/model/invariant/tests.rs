@@ -441,3 +441,44 @@ fn nesting_is_bounded_and_what_the_bound_takes_fits_a_worker_stack() {
     let refused = Predicate::parse(&deep).unwrap_err();
     assert_eq!(refused.column, 25, "{refused:?}");
 }
+
+#[test]
+fn an_invariants_file_nested_without_end_is_an_error_not_an_overflow() {
+    let file = |surface: String| {
+        format!(
+            "invariants:\n  - id: deep\n    statement: s\n    surface: {surface}\n    predicate: \
+             \"true\"\n"
+        )
+    };
+    for (shape, text) in [
+        (
+            "10,000 lists",
+            file(format!("{}{}", "[".repeat(10_000), "]".repeat(10_000))),
+        ),
+        (
+            "10,000 maps",
+            file(format!("{}{}", "{a: ".repeat(10_000), "}".repeat(10_000))),
+        ),
+        (
+            "120 lists",
+            file(format!("{}{}", "[".repeat(120), "]".repeat(120))),
+        ),
+        (
+            "120 maps",
+            file(format!("{}{}", "{a: ".repeat(120), "}".repeat(120))),
+        ),
+    ] {
+        let err = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || parse(&text, Path::new("invariants/deep.yaml")).unwrap_err())
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("{shape}: the reader failed instead of answering"));
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with("invariants/deep.yaml:"),
+            "{shape}: {shown}"
+        );
+        assert_ne!(err.line, 0, "{shape}: {shown}");
+    }
+}

@@ -1459,3 +1459,46 @@ fn the_schema_knows_holds_and_the_sanitizer_tidies_it() {
         json!([{ "kind": "holds", "predicate": "count('.r') > 0" }])
     );
 }
+
+#[test]
+fn a_plan_nested_without_end_is_an_error_not_an_overflow() {
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let mut cases = vec![("10,000 arrays".to_owned(), deep(10_000))];
+    for pointer in [
+        "/task",
+        "/actions",
+        "/actions/0/target",
+        "/actions/0/expect",
+        "/extra",
+    ] {
+        let nested: Value = serde_json::from_str(&deep(120)).unwrap();
+        let plan = if pointer == "/extra" {
+            let mut plan = checkout_json();
+            plan["extra"] = nested;
+            plan
+        } else {
+            edited(pointer, Some(nested))
+        };
+        cases.push((format!("120 arrays at {pointer}"), plan.to_string()));
+    }
+    for (shape, text) in cases {
+        let outcome = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let trusted = Plan::from_json_str(&text, &rules()).map(drop);
+                let from_model = serde_json::from_str(&text)
+                    .map(|value| parse_model_output(value, &rules()).map(drop));
+                (trusted, from_model)
+            })
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("{shape}: the reader failed instead of answering"));
+        let (trusted, from_model) = outcome;
+        let err = trusted.expect_err(&shape);
+        assert!(!err.to_string().is_empty(), "{shape}");
+        // A model's plan loses the fields it should not have: only the extra one is sanitized away.
+        if let Ok(from_model) = from_model {
+            assert_eq!(from_model.is_ok(), shape.ends_with("/extra"), "{shape}");
+        }
+    }
+}

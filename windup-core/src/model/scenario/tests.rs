@@ -754,3 +754,61 @@ fn holds_expectations_and_their_since_are_checked_where_they_are_written() {
     );
     assert!(err.hint.contains("CEL"), "{err}");
 }
+
+/// Runs `read` on a thread with a tokio worker's stack (2 MiB), where a server reads input.
+fn on_a_worker_stack<T: Send + 'static>(read: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(read)
+        .expect("a thread")
+        .join()
+        .expect("the reader returned instead of overflowing its stack")
+}
+
+#[test]
+fn yaml_nested_without_end_or_aliased_without_end_is_an_error_naming_the_file() {
+    let n = 10_000;
+    let laughs = (1..10)
+        .map(|i| {
+            format!(
+                "x{i}: &x{i} [{}]\n",
+                vec![format!("*x{}", i - 1); 9].join(", ")
+            )
+        })
+        .collect::<String>();
+    for (shape, text) in [
+        (
+            "a flow list in a field",
+            format!("task: t\nhints: {}{}\n", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "a flow map in a field",
+            format!("task: t\nhints: {}{}\n", "{a: ".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "a flow list under an unknown key",
+            format!("task: t\nx: {}{}\n", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "block lists",
+            format!(
+                "task: t\nx:\n{}\n",
+                (0..1000)
+                    .map(|i| format!("{}- ", " ".repeat(i * 2)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        ),
+        (
+            "aliases of aliases",
+            format!("task: t\nx0: &x0 [lol]\n{laughs}"),
+        ),
+    ] {
+        let err = on_a_worker_stack(move || parse_at(&text, "deep.yaml").expect_err("refused"));
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with("scenarios/deep.yaml:"),
+            "{shape}: {shown}"
+        );
+    }
+}
