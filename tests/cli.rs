@@ -576,3 +576,91 @@ fn serve_refuses_to_start_open_without_a_token_on_a_taken_port_or_for_a_bad_targ
         "{out}"
     );
 }
+
+/// Ctrl-C stops `cargo windup serve` within its grace whatever a client holds; a second Ctrl-C
+/// quits at once, even with a grace that would wait ten minutes.
+#[test]
+fn serve_stops_on_ctrl_c_whatever_a_client_holds_and_quits_on_a_second() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    let binary = common::cargo_windup();
+    for (grace, presses, code) in [("2s", 1, 0), ("600s", 2, 130)] {
+        let project = Project::with(&[]);
+        let mut child = Command::new(&binary)
+            .args(["serve", "--bind", "127.0.0.1:0", "--grace", grace])
+            .current_dir(project.dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("cargo-windup starts");
+        let (lines, said) = mpsc::channel::<String>();
+        for stream in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let lines = lines.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    let _ = lines.send(line);
+                }
+            });
+        }
+        let mut seen = Vec::new();
+        let mut wait_for = |wanted: &str| -> String {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+                match said.recv_timeout(left) {
+                    Ok(line) if line.contains(wanted) => return line,
+                    Ok(line) => seen.push(line),
+                    Err(_) => break,
+                }
+            }
+            panic!("no line with {wanted:?} in {seen:?}")
+        };
+        let printed = wait_for("the dashboard is at http://");
+        let address = printed
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.strip_suffix('/'))
+            .expect("an address")
+            .to_owned();
+        let mut held = std::net::TcpStream::connect(&address).unwrap();
+        let half_sent =
+            format!("POST /audit HTTP/1.1\r\nHost: {address}\r\nContent-Length: 99\r\n\r\n{{");
+        held.write_all(half_sent.as_bytes()).unwrap();
+        let interrupt = || {
+            // SAFETY: kill(2) with SIGINT on the child this test started and has not reaped.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        };
+        let pressed = Instant::now();
+        interrupt();
+        if presses == 2 {
+            wait_for("Ctrl-C again to quit at once");
+            interrupt();
+        }
+        let deadline = pressed + Duration::from_secs(8);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if Instant::now() > deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let Some(status) = status else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("--grace {grace}: still serving 8 s after Ctrl-C, held by a half-sent request");
+        };
+        assert_eq!(
+            status.code(),
+            Some(code),
+            "--grace {grace}, {presses} Ctrl-C"
+        );
+        drop(held);
+    }
+}

@@ -2,6 +2,8 @@
 //! time, as nextest or a user beside `cargo test` would: all pass, no lock error, every run in
 //! the ledger.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -21,28 +23,6 @@ const SCENARIOS: [&str; 8] = [
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The `cargo-windup` binary, built if needed.
-fn cargo_windup() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let built = Command::new(cargo)
-        .args([
-            "build",
-            "--offline",
-            "-q",
-            "-p",
-            "cargo-windup",
-            "--manifest-path",
-        ])
-        .arg(repo().join("Cargo.toml"))
-        .status()
-        .expect("cargo runs");
-    assert!(built.success(), "cargo-windup builds");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
-    target.join("debug/cargo-windup")
 }
 
 fn project_with_lockfiles() -> tempfile::TempDir {
@@ -67,7 +47,7 @@ fn project_with_lockfiles() -> tempfile::TempDir {
 async fn eight_processes_replay_against_one_store_at_once() {
     let shop = windup_shop::spawn(Default::default()).await.unwrap();
     let url = shop.url().to_owned();
-    let binary = cargo_windup();
+    let binary = common::cargo_windup();
     let project = project_with_lockfiles();
     let root: &Path = project.path();
 

@@ -23,7 +23,8 @@ It binds to 127.0.0.1:7357 by default. Binding anywhere else needs a token in
 WINDUP_SERVE_TOKEN, sent by every client as `Authorization: Bearer TOKEN`. Only the origins
 allowed may be audited: base_url of windup.toml and each --allow-target. See docs/server.md.
 
-Ctrl-C stops every audit (their browsers closed) and the server.";
+Ctrl-C stops every audit (their browsers closed) and the server, giving open connections
+--grace to finish; a second Ctrl-C quits at once.";
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
@@ -39,6 +40,9 @@ pub(crate) struct ServeArgs {
     /// Audits that may wait for a turn; past them a new one is refused (429).
     #[arg(long, value_name = "N", default_value_t = 16)]
     max_queued: usize,
+    /// Once Ctrl-C is pressed, how long open connections get to finish their answer (2s, 500ms).
+    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = humantime::parse_duration)]
+    grace: Duration,
     /// Show the audits' browser windows.
     #[arg(long)]
     headed: bool,
@@ -54,6 +58,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
     options.bind = args.bind;
     options.max_running = args.max_audits.max(1);
     options.max_queued = args.max_queued;
+    options.grace = args.grace;
     // For work on the dashboard itself: its files read from a directory, no rebuild needed.
     options.assets_dir = std::env::var_os("WINDUP_DASHBOARD_DIR").map(std::path::PathBuf::from);
     options.token = std::env::var(TOKEN_ENV)
@@ -82,12 +87,14 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
             options.targets.origins().join(", ")
         );
     }
-    let stop = async {
-        let _ = tokio::signal::ctrl_c().await;
+    let mut interrupts =
+        Interrupts::listen().map_err(|e| usage(format!("cannot catch Ctrl-C: {e}")))?;
+    let stop = async move {
+        interrupts.next().await;
         eprintln!("windup: stopping the audits and the server (Ctrl-C again to quit at once)");
         // A second Ctrl-C does not wait for anything. The drivers' watchdogs end the browsers.
-        tokio::spawn(async {
-            let _ = tokio::signal::ctrl_c().await;
+        tokio::spawn(async move {
+            interrupts.next().await;
             eprintln!("windup: quitting now");
             std::process::exit(130);
         });
@@ -96,6 +103,29 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
     // Leave a moment for the last log lines of stopped audits.
     tokio::time::sleep(Duration::from_millis(10)).await;
     Ok(())
+}
+
+/// Ctrl-C, as one listener for the whole run: a second press that comes before anyone waits for
+/// it is still seen.
+struct Interrupts {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    fn listen() -> std::io::Result<Interrupts> {
+        Ok(Interrupts {
+            #[cfg(unix)]
+            signal: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?,
+        })
+    }
+
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        self.signal.recv().await;
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 fn from_serve(err: ServeError) -> CliError {

@@ -200,6 +200,29 @@ pub fn run_in(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Out
     command.output().expect("cargo runs")
 }
 
+/// The `cargo-windup` binary, built if needed: for a test that signals the process itself,
+/// not the `cargo run` over it.
+pub fn cargo_windup() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let built = Command::new(cargo)
+        .args([
+            "build",
+            "--offline",
+            "-q",
+            "-p",
+            "cargo-windup",
+            "--manifest-path",
+        ])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "cargo-windup builds");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("debug/cargo-windup")
+}
+
 /// Standard output then standard error.
 pub fn text(output: &Output) -> String {
     format!(

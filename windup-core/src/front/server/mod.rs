@@ -56,6 +56,9 @@ pub struct ServeOptions {
     /// connection is closed, or 408 `request_timeout`); also how long a kept-alive connection
     /// may wait idle for its next request.
     pub read_limit: Duration,
+    /// How long, once the server is asked to stop, its connections get to finish the answer
+    /// they are on; then those a client still holds are dropped.
+    pub grace: Duration,
     /// Streams open at once on one run.
     pub max_subscribers: usize,
     /// How often, at most, an audit's browser is pictured for the live preview.
@@ -87,6 +90,7 @@ impl ServeOptions {
             max_queued: 16,
             max_body: 64 * 1024,
             read_limit: Duration::from_secs(10),
+            grace: SHUTDOWN_GRACE,
             max_subscribers: 32,
             frames: Duration::from_secs(1),
             store,
@@ -112,7 +116,7 @@ pub enum ServeError {
     Store(#[from] StoreError),
 }
 
-/// How long, once asked to stop, the server waits for its connections to finish.
+/// How long, once asked to stop, the server waits for its connections to finish, by default.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// A server bound to its address, ready to serve.
@@ -149,7 +153,7 @@ impl Server {
     }
 
     /// Serves until `shutdown` resolves; then stops every audit and waits for them to end, so
-    /// that no browser outlives the server. Connections get [`SHUTDOWN_GRACE`] to finish what
+    /// that no browser outlives the server. Connections get the options' `grace` to finish what
     /// they are answering; one a client holds open past it (a request it never finishes
     /// sending) is dropped, so the server's end never waits on a client.
     pub async fn serve(
@@ -163,8 +167,9 @@ impl Server {
             shutdown.await;
             app.close();
         };
-        let read_limit = self.app.options.read_limit;
-        listen::serve(self.listener, router, read_limit, shutdown, SHUTDOWN_GRACE).await;
+        let options = &self.app.options;
+        let (read_limit, grace) = (options.read_limit, options.grace);
+        listen::serve(self.listener, router, read_limit, shutdown, grace).await;
         self.app.runs.stop_all().await;
         Ok(())
     }
