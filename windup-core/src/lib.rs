@@ -35,6 +35,8 @@ pub mod secret;
 pub mod sitemap;
 #[path = "model/steps/mod.rs"]
 pub mod steps;
+#[path = "model/yaml_depth.rs"]
+pub mod yaml_depth;
 
 // boundaries
 pub mod browser;

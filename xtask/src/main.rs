@@ -3,6 +3,7 @@
 //! checks that it left no browser behind. It has no dependencies, so a fresh clone builds it in
 //! seconds and nothing else compiles before the machine is ready.
 
+mod fuzz;
 mod machine;
 mod needs;
 mod setup;
@@ -24,12 +25,17 @@ tasks:
                            `-E 'test(name)'`…) nextest alone; then check that no browser,
                            driver or Selenium Grid outlived it
   setup [--quick]          only bring what the suite needs
-  lint                     cargo fmt --check, clippy with warnings as errors, the function-length lint
+  lint                     cargo fmt --check (fuzz/ too), clippy with warnings as errors, the
+                           function-length lint
+  fuzz [--time SECS] [TARGET…]
+                           build the fuzz targets of fuzz/ (cargo-fuzz, on nightly when rustup
+                           has it), then run each, or each TARGET, for SECS seconds (30): a
+                           crash fails it, with the input and the command that replays it
 
 --quick   the suite without Firefox, the Selenium Grid and the doc tests: no Firefox,
           geckodriver, Java or Selenium server needed, and the tests that need them are not run
 
-exit codes: 0 passed, 1 tests or lints failed, 2 usage, 3 the machine lacks what the tests need
+exit codes: 0 passed, 1 tests or lints failed (or a fuzz target crashed), 2 usage, 3 the machine lacks what the tests need
 and it cannot be installed here (the commands are printed)";
 
 fn main() -> ExitCode {
@@ -46,6 +52,9 @@ fn main() -> ExitCode {
         ("test", args) => set_up(&machine, scope).and_then(|()| test(&machine, quick, args)),
         ("setup", []) => set_up(&machine, scope),
         ("lint", []) if !quick => set_up(&machine, Scope::Build).and_then(|()| lint(&machine)),
+        ("fuzz", args) if !quick => {
+            set_up(&machine, Scope::Fuzz).and_then(|()| fuzz::run(&machine, args))
+        }
         ("help" | "--help" | "-h", _) => {
             println!("{USAGE}");
             Ok(())
@@ -144,7 +153,7 @@ fn test(machine: &Machine, quick: bool, args: &[String]) -> Result<(), u8> {
 /// The lints CI holds every change to.
 fn lint(machine: &Machine) -> Result<(), u8> {
     let function_length = "tools/function-length/Cargo.toml";
-    let runs: [&[&str]; 4] = [
+    let runs: [&[&str]; 5] = [
         &["fmt", "--all", "--", "--check"],
         &[
             "clippy",
@@ -156,6 +165,8 @@ fn lint(machine: &Machine) -> Result<(), u8> {
             "warnings",
         ],
         &["fmt", "--manifest-path", function_length, "--", "--check"],
+        // The fuzz targets are a workspace of their own too; `cargo xtask fuzz` compiles them.
+        &["fmt", "--manifest-path", "fuzz/Cargo.toml", "--", "--check"],
         // The lint is a test suite of its own workspace that reads this one.
         &[
             "test",

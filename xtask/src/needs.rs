@@ -1,8 +1,9 @@
 //! What the test suite needs from the machine: the one list, with how to find each thing, where
 //! it comes from and which tests want it.
 
-/// How far a run goes: what it needs grows with it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// How far a run goes: what the suite needs grows from `Build` to `Full`; fuzzing compiles the
+/// engine too, but needs no browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// Compiling the workspace at all (the lints too).
     Build,
@@ -10,6 +11,20 @@ pub enum Scope {
     Quick,
     /// The whole suite.
     Full,
+    /// The fuzz targets of `fuzz/` (`cargo xtask fuzz`).
+    Fuzz,
+}
+
+impl Scope {
+    /// Whether a run of this scope needs what a run of `other` needs.
+    pub fn includes(self, other: Scope) -> bool {
+        match self {
+            Scope::Build => other == Scope::Build,
+            Scope::Quick => matches!(other, Scope::Build | Scope::Quick),
+            Scope::Full => other != Scope::Fuzz,
+            Scope::Fuzz => matches!(other, Scope::Build | Scope::Fuzz),
+        }
+    }
 }
 
 /// How to tell that a thing is here.
@@ -137,6 +152,13 @@ pub const NEEDS: &[Need] = &[
         scope: Scope::Full,
     },
     Need {
+        name: "cargo-fuzz",
+        probe: Probe::CargoBin("cargo-fuzz"),
+        source: Source::Crate("cargo-fuzz"),
+        why: "`cargo xtask fuzz` builds and runs the fuzz targets of fuzz/ with it (libFuzzer)",
+        scope: Scope::Fuzz,
+    },
+    Need {
         name: "tools/playwright",
         probe: Probe::NpmLock("tools/playwright"),
         source: Source::Npm("tools/playwright"),
@@ -155,7 +177,7 @@ pub const NEEDS: &[Need] = &[
 
 /// What a run of `scope` needs.
 pub fn for_scope(scope: Scope) -> impl Iterator<Item = &'static Need> {
-    NEEDS.iter().filter(move |need| need.scope <= scope)
+    NEEDS.iter().filter(move |need| scope.includes(need.scope))
 }
 
 #[cfg(test)]
@@ -207,10 +229,20 @@ mod tests {
         for name in ["Firefox", "geckodriver", "Java", "tools/selenium"] {
             assert!(!quick.contains(&name), "{name}");
         }
-        assert_eq!(for_scope(Scope::Full).count(), NEEDS.len());
+        let full: Vec<_> = for_scope(Scope::Full).map(|n| n.name).collect();
+        assert_eq!(full.len(), NEEDS.len() - 1);
+        assert!(!full.contains(&"cargo-fuzz"), "the suite does not fuzz");
         assert_eq!(
             for_scope(Scope::Build).map(|n| n.name).collect::<Vec<_>>(),
             ["OpenSSL headers"]
+        );
+    }
+
+    #[test]
+    fn fuzzing_needs_the_build_and_cargo_fuzz_but_no_browser() {
+        assert_eq!(
+            for_scope(Scope::Fuzz).map(|n| n.name).collect::<Vec<_>>(),
+            ["OpenSSL headers", "cargo-fuzz"]
         );
     }
 }

@@ -175,6 +175,7 @@ fn scope_words(scope: Scope) -> &'static str {
         Scope::Build => "compiling the workspace",
         Scope::Quick => "the quick suite (Chromium only)",
         Scope::Full => "the whole suite",
+        Scope::Fuzz => "the fuzz targets",
     }
 }
 

@@ -194,6 +194,15 @@ pub fn parse_with_inputs(
         message,
         hint: hint.to_owned(),
     };
+    if let Some(at) = crate::yaml_depth::too_deep(text) {
+        return Err(error(
+            at.line,
+            at.column,
+            at.message(),
+            "an invariants file is a list of {id, statement, predicate, …}: nest predicates \
+             with brackets inside their text, not the YAML",
+        ));
+    }
     let raw: RawFile = serde_yaml::from_str(text).map_err(|err| {
         let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
         let message = err.to_string();

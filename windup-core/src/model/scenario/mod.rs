@@ -214,6 +214,9 @@ pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Scenario, ScenarioE
     })
 }
 
+const DEPTH_HINT: &str = "a scenario is a few keys and lists: write steps one per line, not inside \
+     nested brackets";
+
 const TASK_HINT: &str =
     "say in one sentence what a person wants done, e.g. `task: Add a mug to the cart`";
 
@@ -246,6 +249,9 @@ impl Source<'_> {
     }
 
     fn read_raw(&self) -> Result<RawScenario, ScenarioError> {
+        if let Some(at) = crate::yaml_depth::too_deep(self.text) {
+            return Err(self.error((at.line, at.column), at.message(), DEPTH_HINT));
+        }
         match serde_yaml::from_str::<Option<RawScenario>>(self.text) {
             Ok(Some(raw)) => Ok(raw),
             Ok(None) => Err(self.error(
