@@ -44,6 +44,28 @@ const PASSING: &[&str] = &[
     "toggle-switch",
     "tabs",
     "row-menu",
+    "input-covers-label",
+    "visually-hidden-input",
+    "clip-path-input",
+    "clip-rect-input",
+    "one-pixel-input",
+    "zero-size-input",
+    "offscreen-input",
+    "switch-under-slider",
+];
+
+/// The patterns of a control a person cannot click (hidden, clipped, off the page, under its own
+/// label's slider, or with its centre covered) and a label that shows: each step aims at the
+/// label, in the page and in an open shadow root.
+const THROUGH_LABEL: &[&str] = &[
+    "input-covers-label",
+    "visually-hidden-input",
+    "clip-path-input",
+    "clip-rect-input",
+    "one-pixel-input",
+    "zero-size-input",
+    "offscreen-input",
+    "switch-under-slider",
 ];
 
 /// A project in a temporary directory holding the pattern scenarios.
@@ -176,6 +198,21 @@ async fn every_pattern_plans_then_replays(kind: BrowserKind) {
     assert!(kinds.contains(&"hover"), "{kinds:?}");
     let unnamed = hover.actions[0].target.as_ref().unwrap();
     assert_eq!(unnamed.identity.within.as_deref(), Some("Walk the dog"));
+    for name in THROUGH_LABEL {
+        let plan = project.planned(name);
+        for action in plan.actions.iter().filter(|a| a.target.is_some()) {
+            let target = action.target.as_ref().unwrap();
+            assert_eq!(
+                target.identity.tag, "label",
+                "{name}: the plan records the label clicked for {}: {target:?}",
+                action.id
+            );
+        }
+    }
+    // A control that takes the pointer itself is clicked itself.
+    let over = project.planned("input-over-label");
+    let aimed = over.actions.iter().find_map(|a| a.target.as_ref()).unwrap();
+    assert_eq!(aimed.identity.tag, "input", "{aimed:?}");
 }
 
 /// One session on the pattern site, to replay plans by hand.
@@ -410,6 +447,50 @@ async fn a_closed_shadow_root_is_named_and_a_hover_only_control_says_how_to_reac
     assert!(message.contains("display:none"), "{message}");
     assert!(message.contains("add `hover \"Buy milk\"`"), "{message}");
     rig.close().await;
+}
+
+/// A real obstruction is no label: a plain checkbox and a visually hidden one styled through its
+/// label, both under a consent overlay, are refused with the overlay named, in each browser.
+#[tokio::test]
+async fn a_control_or_its_label_under_an_unrelated_overlay_is_refused_naming_the_overlay() {
+    for kind in common::browsers() {
+        let project = Patterns::new();
+        let mut rig = Replay::start_in(kind).await;
+        rig.options.default_timeout = Duration::from_millis(800);
+        let root = project.root().join("scenarios");
+        // What was aimed at, and how it stands to its pair: the plain checkbox itself, and the
+        // label of the hidden one.
+        for (name, aimed) in [
+            ("Keep me signed in", "input#signed-in (the control of label"),
+            ("Email me a receipt", "(a label of input#email"),
+        ] {
+            let text = format!(
+                "task: Tick {name}.\nstart_url: /label-overlay.html\nsteps:\n  - check \"{name}\"\n"
+            );
+            let scenario = scenario::parse(&text, &root.join("overlay.yaml"), &root).unwrap();
+            rig.session.reset().await.unwrap();
+            let executor = Executor::new(&rig.session, &rig.options, &NoValues);
+            let failure = windup::engine::planner::OfflinePlanner
+                .plan(&scenario, &executor)
+                .await
+                .expect_err("nothing under an overlay can be clicked");
+            let message = failure.to_string();
+            assert!(
+                message.contains("covered by div#consent"),
+                "{kind}, {name}: {message}"
+            );
+            assert!(
+                message.contains("not one of its label/control pair"),
+                "{kind}, {name}: {message}"
+            );
+            assert!(message.contains(aimed), "{kind}, {name}: {message}");
+            assert!(
+                !rig.page_text().await.contains("DECOY"),
+                "{kind}, {name}: nothing was ticked"
+            );
+        }
+        rig.close().await;
+    }
 }
 
 #[tokio::test]

@@ -121,15 +121,16 @@ fn router(other_url: String) -> Router {
         .with_state(Arc::new(other_url))
 }
 
-/// `GET /NAME.html`: the page with `__OTHER_ORIGIN__` replaced; 404 for anything else.
+/// `GET /NAME.html` (the page with `__OTHER_ORIGIN__` replaced), `/NAME.css`, `/NAME.js` (what
+/// pages share); 404 for anything else.
 async fn page(State(other_url): State<Arc<String>>, Path(file): Path<String>) -> Response {
-    if !is_page_name(&file) {
+    let Some(kind) = content_type(&file) else {
         return not_found();
-    }
+    };
     match tokio::fs::read_to_string(PatternSite::dir().join(&file)).await {
         Ok(text) => (
             [
-                (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                (header::CONTENT_TYPE, kind),
                 (header::CACHE_CONTROL, "no-store"),
             ],
             text.replace(OTHER_ORIGIN, &other_url),
@@ -139,14 +140,21 @@ async fn page(State(other_url): State<Arc<String>>, Path(file): Path<String>) ->
     }
 }
 
-/// Only plain page names: `^[a-z0-9-]+\.html$` (so no `..`, no `/`, no other files).
-fn is_page_name(file: &str) -> bool {
-    file.strip_suffix(".html").is_some_and(|stem| {
-        !stem.is_empty()
-            && stem
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    })
+/// The type of a plain file name, `^[a-z0-9-]+\.(html|css|js)$` (so no `..`, no `/`, no other
+/// files); `None` for any other name.
+fn content_type(file: &str) -> Option<&'static str> {
+    let (stem, extension) = file.rsplit_once('.')?;
+    let plain = !stem.is_empty()
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let kind = match extension {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        _ => return None,
+    };
+    plain.then_some(kind)
 }
 
 fn not_found() -> Response {

@@ -653,7 +653,11 @@ impl Session {
         deadline: Instant,
     ) -> Result<Clicked, BrowserError> {
         self.forget_seen_url();
-        match element.element.click().await {
+        let pressed = match &element.through {
+            Some(_) => self.press_at_centre(element).await,
+            None => element.element.click().await,
+        };
+        match pressed {
             Ok(()) => {
                 let checked = match then {
                     AfterClick::Settle => self.await_departure(deadline).await?,
@@ -664,7 +668,8 @@ impl Session {
             Err(err)
                 if err.is_element_not_interactable()
                     || err.is_stale_element_reference()
-                    || err.to_string().contains("click intercepted") =>
+                    || err.to_string().contains("click intercepted")
+                    || err.to_string().contains("out of bounds") =>
             {
                 Ok(Clicked::Raced)
             }
@@ -673,6 +678,29 @@ impl Session {
                 err,
             )),
         }
+    }
+
+    /// Presses and releases the pointer at the centre of an element the gate passed, where it
+    /// found the element's label or control on top: the click lands on what a person's would.
+    async fn press_at_centre(
+        &self,
+        element: &Actionable,
+    ) -> Result<(), fantoccini::error::CmdError> {
+        use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+        let click = MouseActions::new("windup-mouse".to_owned())
+            .then(PointerAction::MoveToElement {
+                element: element.element.clone(),
+                duration: None,
+                x: 0.0,
+                y: 0.0,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        self.client.perform_actions(click).await
     }
 
     /// Waits while a submission the document saw has not replaced it yet, in one script that

@@ -74,6 +74,13 @@ pub struct Actionable {
     pub checked: Option<bool>,
     /// For a text field: whether it was empty when it passed, so that typing needs no clear.
     pub(crate) empty: bool,
+    /// The element acted on, when it is not the match (the label of a hidden control, the
+    /// control over its label), with how it stands to its pair.
+    pub acted: Option<String>,
+    /// What the pointer hits at the element's centre when it is the other one of its
+    /// label/control pair: the click is then pressed there with the pointer, since WebDriver's
+    /// own click would call the hit an interception.
+    pub through: Option<String>,
 }
 
 /// Why the gate has not passed (yet).
@@ -130,6 +137,10 @@ struct GateAnswer {
     empty: bool,
     #[serde(default)]
     origin: Option<String>,
+    #[serde(default)]
+    acted: Option<String>,
+    #[serde(default)]
+    through: Option<String>,
 }
 
 /// The postcondition script's answer: one per check, and the page's URL from the top document.
@@ -248,6 +259,8 @@ impl Session {
             matches: answer.count.unwrap_or(1),
             checked: answer.checked,
             empty: answer.empty,
+            acted: answer.acted,
+            through: answer.through,
         }))
     }
 

@@ -861,10 +861,17 @@ impl<'a> Executor<'a> {
                 Clicked::Done { checked } => return Ok(checked),
                 Clicked::Raced if Instant::now() < deadline => {}
                 Clicked::Raced => {
+                    let aimed = match &element.acted {
+                        Some(acted) => format!("{acted}, for {}", element.described),
+                        None => element.described.clone(),
+                    };
+                    let through = match &element.through {
+                        Some(hit) => format!(" (pressed through {hit}, of its label/control pair)"),
+                        None => String::new(),
+                    };
                     return Err(FailureCause::Refused(format!(
-                        "the click on {} kept missing it: the page moved, replaced or covered it \
-                         each time, up to the deadline",
-                        element.described
+                        "the click on {aimed}{through} kept missing it: the page moved, replaced \
+                         or covered it each time, up to the deadline"
                     )));
                 }
             }

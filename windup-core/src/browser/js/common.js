@@ -10,7 +10,9 @@ const W = {
     if (classes.length) out += '.' + classes.join('.');
     const testId = el.getAttribute('data-testid');
     if (testId) out += `[data-testid="${testId}"]`;
-    const text = W.squash(W.text(el) || el.value || el.getAttribute('aria-label') || '');
+    // A checkbox's or radio's value is no name ("on" by default).
+    const value = el.tagName === 'INPUT' && ['checkbox', 'radio'].includes(el.type) ? '' : el.value;
+    const text = W.squash(W.text(el) || value || el.getAttribute('aria-label') || '');
     if (text) out += ` "${text.length > 40 ? text.slice(0, 40) + '…' : text}"`;
     if (el.getRootNode() instanceof ShadowRoot) out += ` (in the shadow root of ${W.describe(el.getRootNode().host).split(' ')[0]})`;
     return out;
@@ -137,39 +139,104 @@ const W = {
   visibleLabel(el) {
     return Array.from(el.labels || []).find(W.isVisible) || null;
   },
-  // Whether a pointer at the centre of `el` reaches it: the hit is the element or lies inside
-  // it; for a labelled control, the hit may be the control or one of its labels, since a click
-  // on either reaches the control.
+  // The control an element stands for: a <label>'s control, the checkbox, radio or switch an
+  // element names through aria-labelledby (a switch named by the text beside it), else the
+  // element itself.
+  control(el) {
+    if (!el || el.nodeType !== 1) return el;
+    if (el.tagName === 'LABEL') return el.control || W.labelledControl(el) || el;
+    if (el.matches(CONTROLS)) return el;
+    return W.labelledControl(el) || el;
+  },
+  // The checkbox, radio or switch whose aria-labelledby names `el`, in its tree scope.
+  labelledControl(el) {
+    if (!el.id) return null;
+    const root = el.getRootNode();
+    if (!root.querySelectorAll) return null;
+    return Array.from(root.querySelectorAll('[aria-labelledby]'))
+      .find((c) => c !== el && c.matches(CHECKABLE) && labelledBy(c).includes(el)) || null;
+  },
+  // One target to a person: a control and its labels (a <label> for it or around it; for a
+  // checkbox, radio or switch, the elements its aria-labelledby names too). A click on any of
+  // them reaches the control.
+  pair(el) {
+    const control = W.control(el);
+    const labels = Array.from(control.labels || []);
+    if (control.matches && control.matches(CHECKABLE)) labels.push(...labelledBy(control));
+    const out = [control];
+    for (const member of labels.concat([el])) if (!out.includes(member)) out.push(member);
+    return out;
+  },
+  // How `el` stands in its label/control pair, for a message: " (a label of input#x)", " (the
+  // control of label "…")", or nothing.
+  pairNote(el) {
+    const control = W.control(el);
+    if (control !== el) return ` (a label of ${W.describe(control)})`;
+    const label = W.pair(el).find((m) => m !== el && W.isVisible(m));
+    return label ? ` (the control of ${W.describe(label)})` : '';
+  },
+  // Whether a pointer that hits `hit` acts on `el`: the hit is the element or lies inside it, or
+  // it is the element's control or a label of that control.
   receives(el, hit) {
     if (!hit) return false;
     if (W.within(el, hit)) return true;
-    const control = el.tagName === 'LABEL' ? el.control : el;
-    if (!control) return false;
-    if (W.within(control, hit)) return true;
-    return Array.from(control.labels || []).some((label) => W.within(label, hit));
+    return W.pair(el).some((member) => W.within(member, hit));
   },
-  // Whether a person can point at the centre of a visible `el` (nothing else is on top of it).
+  // The point a pointer aims at on `el`, as WebDriver does: the centre of its first box, clipped
+  // to the viewport; null when none of it is in the viewport.
+  centre(el) {
+    const r = el.getClientRects()[0] || el.getBoundingClientRect();
+    const left = Math.max(r.left, 0);
+    const right = Math.min(r.right, innerWidth);
+    const top = Math.max(r.top, 0);
+    const bottom = Math.min(r.bottom, innerHeight);
+    if (right <= left || bottom <= top) return null;
+    return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2) };
+  },
+  // Whether scrolling can bring `el` into view: a box moved off the page (`left: -9999px`)
+  // cannot be.
+  onPage(el) {
+    const r = el.getBoundingClientRect();
+    return r.right + scrollX > 0 && r.bottom + scrollY > 0;
+  },
+  // Whether a pointer at the centre of a visible `el` hits the element itself: true when the
+  // centre is out of view (scrolled to later, where the gate looks again).
+  takesPointer(el) {
+    if (!W.onPage(el)) return false;
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return true;
+    const point = W.centre(el);
+    return point !== null && W.within(el, W.hitAt(point.x, point.y));
+  },
+  // Whether a person can point at the centre of a visible `el`: what is there is the element, or
+  // its control or a label of it (a click there reaches the same control).
   pointable(el) {
+    if (!W.onPage(el)) return false;
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2;
     const y = r.top + r.height / 2;
     if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return true;  // out of view: scrolled to later
-    return W.receives(el, W.hitAt(x, y));
+    const point = W.centre(el);
+    return point !== null && W.receives(el, W.hitAt(point.x, point.y));
   },
-  // The element a person would act on for `el`: the control itself when it shows and takes the
-  // pointer, else its visible label (a control hidden and styled through its label).
+  // The element a person would act on for `el`: the control itself when it shows and its centre
+  // takes the pointer; else a visible label of it that can be pointed at (a control hidden,
+  // shrunk, clipped, moved off the page or covered, and styled through its label); else the
+  // control when it shows at all, for the gate to say what is in its way.
   actionable(el) {
-    const control = el.tagName === 'LABEL' && el.control ? el.control : el;
-    const labels = ['INPUT', 'SELECT', 'TEXTAREA'].includes(control.tagName)
-      ? Array.from(control.labels || []).filter(W.isVisible) : [];
-    if (W.isVisible(control) && (!labels.length || W.pointable(control))) return control;
-    if (labels.length) return labels.includes(el) ? el : labels[0];
-    return W.isVisible(el) ? el : null;
-  },
-  // The checkbox or radio an element stands for: itself or the control of its label.
-  control(el) {
-    if (el.tagName === 'LABEL') return el.control;
-    return el;
+    const control = W.control(el);
+    const labels = Array.from(control.labels || []).filter(W.isVisible);
+    if (!labels.length) {
+      if (control !== el && W.isVisible(control)) return control;
+      return W.isVisible(el) ? el : null;
+    }
+    if (W.isVisible(control) && W.takesPointer(control)) return control;
+    const usable = labels.filter(W.pointable);
+    if (usable.length) return usable.includes(el) ? el : usable[0];
+    if (W.isVisible(control) && W.onPage(control)) return control;
+    return labels.includes(el) ? el : labels[0];
   },
   // Resolves once the DOM changes or after `ms`, whichever comes first: a condition wait.
   // Changes inside open shadow roots count too.
@@ -189,6 +256,11 @@ const W = {
 };
 
 // Roles, names and identity: how a person tells elements apart.
+// What a click on a label of it acts on; and, of those, what is checked or not.
+const CONTROLS = 'input, select, textarea, button, meter, output, progress, [role="checkbox"], [role="radio"], ' +
+  '[role="switch"], [role="menuitemcheckbox"], [role="menuitemradio"], [role="button"], [role="slider"], [role="combobox"], [role="textbox"]';
+const CHECKABLE = 'input[type="checkbox"], input[type="radio"], [role="checkbox"], [role="radio"], [role="switch"], ' +
+  '[role="menuitemcheckbox"], [role="menuitemradio"]';
 const INTERACTIVE = 'a[href], button, input:not([type="hidden"]), select, textarea, summary, ' +
   '[role="button"], [role="link"], [role="checkbox"], [role="radio"], [role="tab"], [role="menuitem"], ' +
   '[role="switch"], [role="option"], [role="combobox"], [role="textbox"], [contenteditable="true"], [tabindex]:not([tabindex="-1"])';

@@ -17,9 +17,9 @@ const [selector, mode, planned, done] = arguments;
   let el = null;
   let original = null;
   let stranger = null;
+  // Only a click, a check or a hover may go through a label, as a person would click it.
+  const throughLabel = mode === 'click' || mode === 'check' || mode === 'hover';
   for (const candidate of all) {
-    // Only a click or a check may go through a label, as a person would click it.
-    const throughLabel = mode === 'click' || mode === 'check' || mode === 'hover';
     const target = throughLabel ? W.actionable(candidate) : (W.isVisible(candidate) ? candidate : null);
     if (!target) continue;
     // Fail closed: act only on an element that still is what the plan was made for.
@@ -85,17 +85,34 @@ const [selector, mode, planned, done] = arguments;
       return { ...base, status: 'unstable', detail: `the element ${W.describe(el)} is still moving (animating)` };
     }
   }
-  const x = after.left + after.width / 2;
-  const y = after.top + after.height / 2;
-  const hit = W.hitAt(x, y);
-  if (!W.receives(el, hit)) {
-    return pending({ ...base, status: 'covered', detail: `the element ${W.describe(el)} exists but is covered by ${hit ? W.describe(hit) : 'nothing (outside the viewport)'} at its centre` });
+  let point = W.centre(el);
+  let hit = point && W.hitAt(point.x, point.y);
+  if (!W.receives(el, hit) && throughLabel) {
+    // Not reachable at its centre: another of its label/control pair may be, as a person clicks
+    // the label of a control that shows nothing of itself, or the control laid over its label.
+    const control = W.control(el);
+    for (const other of W.pair(el)) {
+      if (other === el || !(other === control || other.tagName === 'LABEL') || !W.isVisible(other)) continue;
+      other.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      const at = W.centre(other);
+      const there = at && W.hitAt(at.x, at.y);
+      if (W.receives(other, there)) { el = other; point = at; hit = there; break; }
+    }
   }
+  if (!W.receives(el, hit)) {
+    const what = hit ? W.describe(hit) : 'nothing (outside the viewport)';
+    return pending({ ...base, status: 'covered', detail: `the element ${W.describe(el)}${W.pairNote(el)} is covered by ${what} at its centre${hit ? ', which is not one of its label/control pair' : ''}` });
+  }
+  // A hit on the other one of a label/control pair: WebDriver's click would call that an
+  // interception, so the pointer is pressed where the hit was tested instead.
+  base.through = W.within(el, hit) ? null : W.describe(hit);
+  base.acted = W.describe(el) + W.pairNote(el);
   // Remember the element passed, and the next submission of a form that would replace this
   // document (no `target` elsewhere), so that the act's own script reads the element's state
   // and waits for the submission to leave: a reference passed back to the driver goes stale
   // as soon as the act replaces the document.
   window.__windupTarget = el;
+  window.__windupControl = W.control(el);
   window.__windupSubmit = null;
   document.addEventListener('submit', (e) => {
     const f = e.target;
