@@ -25,7 +25,7 @@ use url::Url;
 use windup::engine::browser::{BrowserError, BrowserKind};
 use windup::engine::executor::{FailureCause, NoValues};
 use windup::engine::invariant::{
-    FailedRequest, Field, Observation, PageEvents, Predicate, Probe, Verdict,
+    FailedRequest, Field, Observation, PageEvents, Predicate, Probe, Reading, Verdict,
 };
 use windup::engine::plan::{Plan, Postcondition};
 use windup::engine::planner::OfflinePlanner;
@@ -122,6 +122,7 @@ const VALUES: &str = r#"<!doctype html><html><head><title>Values</title></head><
 <input id="name" value="Ada">
 <input id="agree" type="checkbox" checked> <input id="news" type="checkbox">
 <input type="checkbox" style="display:none" checked>
+<input id="styled" type="checkbox" checked style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)"><label for="styled">Styled</label>
 <select id="country"><option value="de">Germany</option><option value="fr" selected>France</option></select>
 <textarea id="note">Hello</textarea>
 <span class="price">$1,234.50</span> <span class="price">1.234,50 €</span>
@@ -430,7 +431,7 @@ impl Rig {
     }
 }
 
-fn texts(observation: &Observation, selector: &str, field: Field) -> Vec<String> {
+fn texts(observation: &Observation, selector: &str, field: Field) -> Vec<Reading> {
     let probe = Probe {
         selector: selector.to_owned(),
         field,
@@ -443,6 +444,10 @@ fn texts(observation: &Observation, selector: &str, field: Field) -> Vec<String>
 
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn readings(items: &[&str]) -> Vec<Reading> {
+    items.iter().map(|s| (*s).into()).collect()
 }
 
 fn check(source: &str, now: &Observation) -> Verdict {
@@ -512,25 +517,30 @@ async fn an_observation_reads_shadow_roots_frames_visible_matches_inputs_and_mon
     assert_eq!(seen.status, 200);
     assert_eq!(
         texts(&seen, ".item", Field::Text),
-        strings(&["Alpha", "Beta two", "Gamma", "Delta", "In the frame"])
+        readings(&["Alpha", "Beta two", "Gamma", "Delta", "In the frame"])
     );
     assert_eq!(
         texts(&seen, "shop-list >>> li", Field::Text),
-        strings(&["Gamma", "Delta"])
+        readings(&["Gamma", "Delta"])
     );
     // display:none and visibility:hidden are not seen; opacity 0 is, as Playwright counts it.
-    assert_eq!(texts(&seen, ".shy", Field::Text), strings(&["Ghost"]));
-    assert_eq!(texts(&seen, "#name", Field::Value), strings(&["Ada"]));
+    assert_eq!(texts(&seen, ".shy", Field::Text), readings(&["Ghost"]));
+    assert_eq!(texts(&seen, "#name", Field::Value), readings(&["Ada"]));
+    // A checkbox reads as a bool; one hidden and shown through its label is read too.
     assert_eq!(
         texts(&seen, "input[type=checkbox]", Field::Value),
-        strings(&["true", "false"])
+        [
+            Reading::Checked(true),
+            Reading::Checked(false),
+            Reading::Checked(true)
+        ]
     );
-    assert_eq!(texts(&seen, "#country", Field::Value), strings(&["fr"]));
-    assert_eq!(texts(&seen, "#note", Field::Value), strings(&["Hello"]));
-    assert_eq!(texts(&seen, "#qty", Field::Value), strings(&["3"]));
+    assert_eq!(texts(&seen, "#country", Field::Value), readings(&["fr"]));
+    assert_eq!(texts(&seen, "#note", Field::Value), readings(&["Hello"]));
+    assert_eq!(texts(&seen, "#qty", Field::Value), readings(&["3"]));
     assert_eq!(
         texts(&seen, ".price", Field::Text),
-        strings(&["$1,234.50", "1.234,50 €", "$2.00"])
+        readings(&["$1,234.50", "1.234,50 €", "$2.00"])
     );
     assert!(texts(&seen, "li:nth-child(", Field::Text).is_empty());
     assert!(seen.broken_texts.is_empty(), "{:?}", seen.broken_texts);
@@ -546,7 +556,9 @@ async fn an_observation_reads_shadow_roots_frames_visible_matches_inputs_and_mon
         r#"money(".price") == 123450"#,
         r#"sum(moneys(".price")) == 123450 * 2 + 200"#,
         r#"count(".item") == 5 && texts(".item")[4] == "In the frame""#,
-        r#"input('#agree') == "true" && inputs("input[type=checkbox]").size() == 2"#,
+        r#"input('#agree') == true && !input('#news') && input('#styled')"#,
+        r#"inputs("input[type=checkbox]") == [true, false, true]"#,
+        r#"inputs("input[type=checkbox]").filter(c, c).size() == 2"#,
         r#"int(input('#qty')) == 3 && !visible(".nothing-here")"#,
         r#"status == 200 && title == "Values" && path == "/values.html""#,
         r#"errors.size() == 0 && broken_texts.size() == 0"#,
@@ -746,7 +758,7 @@ async fn a_quiet_look_waits_for_the_answer_and_the_image_it_renders() {
         .await
         .expect("the page is observed");
     assert_eq!(seen.pending, 0, "the page is quiet: {seen:?}");
-    assert_eq!(texts(&seen, "#out", Field::Text), strings(&["Saved"]));
+    assert_eq!(texts(&seen, "#out", Field::Text), readings(&["Saved"]));
     assert_eq!(
         seen.events.markers,
         strings(&["late"]),

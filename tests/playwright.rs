@@ -147,7 +147,7 @@ impl Reading {
                         selector: (*selector).to_owned(),
                         field: *field,
                     },
-                    texts: texts.iter().map(|t| (*t).to_owned()).collect(),
+                    texts: texts.iter().map(|t| (*t).into()).collect(),
                 })
                 .collect(),
             events: self.events.clone(),

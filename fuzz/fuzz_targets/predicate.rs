@@ -3,13 +3,13 @@
 //!
 //! Input: the predicate, then a NUL and the page now, then a NUL and the page before the action.
 //! A page is lines: its URL, its title, its HTTP status, then the texts every probe finds (and
-//! the page's errors, markers and broken texts).
+//! the page's errors, markers and broken texts); a line `true` or `false` is a checkbox's state.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use windup_core::invariant::{
-    ActionFacts, FailedRequest, Found, Observation, PageEvents, Predicate,
+    ActionFacts, FailedRequest, Found, Observation, PageEvents, Predicate, Reading,
 };
 use windup_fuzz::{on_worker_stack, text};
 
@@ -27,13 +27,26 @@ fuzz_target!(|data: &[u8]| {
         let before = before.map(|text| page(&predicate, text));
         let action = ActionFacts {
             kind: "click".to_owned(),
-            typed: now.found.iter().flat_map(|f| f.texts.clone()).collect(),
+            typed: now
+                .found
+                .iter()
+                .flat_map(|f| f.texts.iter().map(|r| r.text().into_owned()))
+                .collect(),
             ..ActionFacts::default()
         };
         let _ = predicate.check(&now, before.as_ref(), Some(&action));
         let _ = predicate.check(&now, None, None);
     });
 });
+
+/// A line as a probe's reading: `true` and `false` as a checkbox's state, the rest as text.
+fn reading(line: &str) -> Reading {
+    match line {
+        "true" => Reading::Checked(true),
+        "false" => Reading::Checked(false),
+        text => Reading::Text(text.to_owned()),
+    }
+}
 
 /// The page `text` describes, with an answer for every probe of `predicate`.
 fn page(predicate: &Predicate, text: &str) -> Observation {
@@ -50,7 +63,7 @@ fn page(predicate: &Predicate, text: &str) -> Observation {
         .into_iter()
         .map(|probe| Found {
             probe,
-            texts: texts.clone(),
+            texts: texts.iter().map(|text| reading(text)).collect(),
         })
         .collect();
     Observation {

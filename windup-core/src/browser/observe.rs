@@ -38,7 +38,7 @@ use serde_json::json;
 
 use super::scripts::{self, Script};
 use super::{BrowserError, Session};
-use crate::invariant::{Found, Observation, PageEvents, Probe};
+use crate::invariant::{Found, Observation, PageEvents, Probe, Reading};
 
 const OBSERVER: &str = include_str!("js/observer.js");
 
@@ -85,7 +85,7 @@ struct Answer {
     url: String,
     title: String,
     status: u16,
-    found: Vec<Vec<String>>,
+    found: Vec<Vec<Reading>>,
     events: PageEvents,
     broken_texts: Vec<String>,
     negative_amounts: Vec<String>,

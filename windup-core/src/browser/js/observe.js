@@ -57,7 +57,7 @@ function matchesIn(doc, selector) {
   return found;
 }
 function valueOf(el) {
-  if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return String(el.checked);
+  if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked;
   if (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA') return String(el.value);
   return W.squash(W.text(el));
 }
@@ -67,7 +67,10 @@ function read(docs, probe) {
     let matches = [];
     try { matches = matchesIn(doc, probe.selector); } catch (e) { return []; }
     for (const el of matches) {
-      if (W.isVisible(el)) out.push(probe.field === 'value' ? valueOf(el) : W.squash(W.text(el)));
+      // A field hidden and shown through its label (a styled checkbox) is read as a person sees it.
+      if (probe.field === 'value' ? W.isVisible(el) || W.visibleLabel(el) : W.isVisible(el)) {
+        out.push(probe.field === 'value' ? valueOf(el) : W.squash(W.text(el)));
+      }
     }
   }
   return out;

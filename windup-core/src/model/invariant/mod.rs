@@ -21,7 +21,7 @@ pub use file::{
 };
 pub use nesting::MAX_NESTING;
 pub use observation::{
-    ActionFacts, FailedRequest, Field, Found, Observation, PageEvents, Probe, location_of,
+    ActionFacts, FailedRequest, Field, Found, Observation, PageEvents, Probe, Reading, location_of,
 };
 pub use predicate::{Extract, Predicate, PredicateError, VARIABLES, Verdict};
 

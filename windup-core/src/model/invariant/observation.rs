@@ -17,8 +17,8 @@ pub struct Probe {
 pub enum Field {
     /// The rendered text (`innerText`), trimmed, runs of white space as one space.
     Text,
-    /// The current value of an input, select or text area; `true`/`false` for a checkbox or
-    /// radio.
+    /// The current value of an input, select or text area as its text; whether a checkbox or
+    /// radio is checked, as a bool.
     Value,
 }
 
@@ -27,7 +27,47 @@ pub enum Field {
 pub struct Found {
     #[serde(flatten)]
     pub probe: Probe,
-    pub texts: Vec<String>,
+    pub texts: Vec<Reading>,
+}
+
+/// What one match held: a text (an element's, or a field's value), or whether a checkbox or
+/// radio is checked. On the wire a JSON string or a bool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Reading {
+    Checked(bool),
+    Text(String),
+}
+
+impl Reading {
+    /// As text: a checkbox's state as `true` or `false`.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Reading::Text(text) => std::borrow::Cow::Borrowed(text),
+            Reading::Checked(checked) => std::borrow::Cow::Owned(checked.to_string()),
+        }
+    }
+}
+
+impl From<&str> for Reading {
+    fn from(text: &str) -> Self {
+        Reading::Text(text.to_owned())
+    }
+}
+
+impl From<String> for Reading {
+    fn from(text: String) -> Self {
+        Reading::Text(text)
+    }
+}
+
+impl std::fmt::Display for Reading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reading::Text(text) => write!(f, "{text:?}"),
+            Reading::Checked(checked) => write!(f, "{checked}"),
+        }
+    }
 }
 
 /// The page at one moment.
@@ -53,7 +93,7 @@ pub struct Observation {
 
 impl Observation {
     /// What `probe` found, if it was asked.
-    pub fn texts(&self, probe: &Probe) -> Option<&[String]> {
+    pub fn texts(&self, probe: &Probe) -> Option<&[Reading]> {
         self.found
             .iter()
             .find(|found| &found.probe == probe)

@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use cel::common::ast::{EntryExpr, Expr, LiteralValue};
 use cel::{Context, Env, ExecutionError, FunctionContext, IdedExpr, Program, Value};
 
+use super::Reading;
 use super::amount::{Number, parse_money, parse_number};
 use super::nesting::{self, MAX_NESTING};
 use super::observation::{ActionFacts, Field, Observation, Probe};
@@ -695,7 +696,7 @@ fn read(extract: Extract, selector: &str, page: &Observation) -> Result<Value, S
             )
         })
     };
-    let number = |text: &String| match parse_number(text) {
+    let number = |text: &str| match parse_number(text) {
         Some(Number::Int(n)) => Some(Value::Int(n)),
         Some(Number::Float(f)) => Some(Value::Float(f)),
         None => None,
@@ -703,22 +704,37 @@ fn read(extract: Extract, selector: &str, page: &Observation) -> Result<Value, S
     let not_a = |what: &str, text: &str| {
         format!("{NOT_APPLICABLE}the text of {selector:?} is not {what}: {text:?}")
     };
+    // A field's value as the language holds it: a checkbox's or radio's state a bool.
+    let value = |reading: &Reading| match reading {
+        Reading::Checked(checked) => Value::Bool(*checked),
+        Reading::Text(text) => Value::from(text.clone()),
+    };
+    let strings = || {
+        texts
+            .iter()
+            .map(|r| r.text().into_owned())
+            .collect::<Vec<_>>()
+    };
     Ok(match extract {
-        Extract::Text | Extract::Value => Value::from(first()?.clone()),
-        Extract::Texts | Extract::Values => Value::from(texts.to_vec()),
+        Extract::Text => Value::from(first()?.text().into_owned()),
+        Extract::Value => value(first()?),
+        Extract::Texts => Value::from(strings()),
+        Extract::Values => Value::List(Arc::new(texts.iter().map(value).collect())),
         Extract::Count => Value::Int(i64::try_from(texts.len()).unwrap_or(i64::MAX)),
         Extract::Visible => Value::Bool(!texts.is_empty()),
         Extract::Number => {
-            let text = first()?;
-            number(text).ok_or_else(|| not_a("a number", text))?
+            let text = first()?.text();
+            number(&text).ok_or_else(|| not_a("a number", &text))?
         }
         Extract::Money => {
-            let text = first()?;
-            Value::Int(parse_money(text).ok_or_else(|| not_a("an amount", text))?)
+            let text = first()?.text();
+            Value::Int(parse_money(&text).ok_or_else(|| not_a("an amount", &text))?)
         }
-        Extract::Numbers => Value::List(Arc::new(texts.iter().filter_map(number).collect())),
+        Extract::Numbers => Value::List(Arc::new(
+            strings().iter().filter_map(|t| number(t)).collect(),
+        )),
         Extract::Moneys => Value::List(Arc::new(
-            texts
+            strings()
                 .iter()
                 .filter_map(|t| parse_money(t).map(Value::Int))
                 .collect(),

@@ -12,7 +12,7 @@ fn page(url: &str, found: &[(&str, Field, &[&str])]) -> Observation {
                     selector: (*selector).to_owned(),
                     field: *field,
                 },
-                texts: texts.iter().map(|t| (*t).to_owned()).collect(),
+                texts: texts.iter().map(|t| (*t).into()).collect(),
             })
             .collect(),
         ..Observation::default()
@@ -484,4 +484,43 @@ fn an_invariants_file_nested_without_end_is_an_error_not_an_overflow() {
         let measured = shown.contains("more than 128 levels deep");
         assert_eq!(measured, shape.starts_with("10,000"), "{shape}: {shown}");
     }
+}
+
+#[test]
+fn a_checkbox_reads_as_a_bool_and_its_text_as_text() {
+    let todos = Observation {
+        found: vec![
+            Found {
+                probe: Probe {
+                    selector: ".toggle".to_owned(),
+                    field: Field::Value,
+                },
+                texts: vec![Reading::Checked(true), Reading::Checked(false)],
+            },
+            Found {
+                probe: Probe {
+                    selector: ".note".to_owned(),
+                    field: Field::Value,
+                },
+                texts: vec!["true".into()],
+            },
+        ],
+        ..Observation::default()
+    };
+    for holds in [
+        r#"input(".toggle") == true && input(".toggle")"#,
+        r#"inputs(".toggle") == [true, false]"#,
+        r#"inputs(".toggle").filter(c, !c).size() == 1"#,
+        // A text field holding "true" is text.
+        r#"input(".note") == "true" && input(".note").startsWith("t")"#,
+    ] {
+        assert_eq!(check(holds, &todos), Verdict::Holds, "{holds}");
+    }
+    assert!(
+        matches!(
+            check(r#"input(".toggle") == "true""#, &todos),
+            Verdict::Violated { .. }
+        ),
+        "a bool is no string"
+    );
 }

@@ -3,7 +3,7 @@
 //! secret the page shows leaves as its name.
 
 use crate::browser::PageDigest;
-use crate::invariant::{Invariant, Observation};
+use crate::invariant::{Invariant, Observation, Reading};
 use crate::llm::{Image, Message, Prompt, Role};
 use crate::planner::prompt::{Redactor, fence};
 
@@ -148,9 +148,12 @@ fn rule_text(invariant: &Invariant) -> String {
 fn observed(page: &Observation) -> String {
     let mut body = format!("Page: {}\nTitle: {}\n", page.location(), page.title);
     for found in &page.found {
+        let readings: Vec<String> = found.texts.iter().map(Reading::to_string).collect();
         body.push_str(&format!(
-            "{:?} of {}: {:?}\n",
-            found.probe.field, found.probe.selector, found.texts
+            "{:?} of {}: [{}]\n",
+            found.probe.field,
+            found.probe.selector,
+            readings.join(", ")
         ));
     }
     fence(&body)
@@ -312,7 +315,7 @@ mod tests {
                     selector: "[data-testid=cart-subtotal]".to_owned(),
                     field: Field::Text,
                 },
-                texts: vec![subtotal.to_owned()],
+                texts: vec![subtotal.into()],
             }],
             ..Observation::default()
         }
