@@ -404,6 +404,20 @@ fn audit_arguments_are_checked_before_anything_runs() {
     assert!(out.contains("for '--time <DURATION>'"), "{out}");
     assert!(out.contains("like 90s, 2m or 1m30s"), "{out}");
 
+    // The walks are set from the command line, as `POST /audit` sets them.
+    let help = windup_in(dir, &["audit", "--help"]);
+    let out = text(&help);
+    assert!(
+        out.contains("--walks <N>") && out.contains("--walk-length <N>"),
+        "{out}"
+    );
+    for flag in ["--walks", "--walk-length"] {
+        let zero = windup_in(dir, &["audit", flag, "0", "http://127.0.0.1:9/"]);
+        let out = text(&zero);
+        assert_eq!(zero.status.code(), Some(2), "{out}");
+        assert!(out.contains("must be at least 1"), "{flag}: {out}");
+    }
+
     // Every broken file is reported, located, before a browser starts (there is no app at :9).
     let invariants = dir.join("invariants");
     std::fs::create_dir_all(&invariants).unwrap();

@@ -72,6 +72,16 @@ struct AuditArgs {
         Budget::default().time.as_secs()
     ))]
     time: Option<Duration>,
+    #[arg(long, value_name = "N", value_parser = positive, help = format!(
+        "Seeded random walks through the app [default: {}]",
+        Budget::default().walks
+    ))]
+    walks: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = positive, help = format!(
+        "Actions in each walk [default: {}]",
+        Budget::default().walk_length
+    ))]
+    walk_length: Option<usize>,
     /// A directory of invariants (*.yaml) to hold the app to [default: invariants/ under the
     /// project root, when it exists].
     #[arg(long, value_name = "DIR")]
@@ -152,6 +162,8 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
     let budget = Budget {
         steps: args.steps.unwrap_or(defaults.steps),
         time: args.time.unwrap_or(defaults.time),
+        walks: args.walks.unwrap_or(defaults.walks),
+        walk_length: args.walk_length.unwrap_or(defaults.walk_length),
         ..defaults
     };
     let invariants = args.invariants.or_else(|| {
