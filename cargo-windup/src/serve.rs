@@ -73,6 +73,10 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
             )));
         }
     }
+    // Ctrl-C is caught from before the address is printed: a press that follows the line at
+    // once stops the server as any other does, instead of killing it outright.
+    let mut interrupts =
+        Interrupts::listen().map_err(|e| usage(format!("cannot catch Ctrl-C: {e}")))?;
     let server = Server::bind(options.clone()).await.map_err(from_serve)?;
     let address = server.local_addr();
     println!("windup: the dashboard is at http://{address}/");
@@ -87,8 +91,6 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<(), CliError> {
             options.targets.origins().join(", ")
         );
     }
-    let mut interrupts =
-        Interrupts::listen().map_err(|e| usage(format!("cannot catch Ctrl-C: {e}")))?;
     let stop = async move {
         interrupts.next().await;
         eprintln!("windup: stopping the audits and the server (Ctrl-C again to quit at once)");

@@ -74,8 +74,8 @@ pub struct Actionable {
     pub checked: Option<bool>,
     /// For a text field: whether it was empty when it passed, so that typing needs no clear.
     pub(crate) empty: bool,
-    /// The element acted on, when it is not the match (the label of a hidden control, the
-    /// control over its label), with how it stands to its pair.
+    /// The element acted on, with how it stands to its pair, when it is not the match (the
+    /// label of a hidden control, the control over its label) or the click goes through the pair.
     pub acted: Option<String>,
     /// What the pointer hits at the element's centre when it is the other one of its
     /// label/control pair: the click is then pressed there with the pointer, since WebDriver's
@@ -216,6 +216,16 @@ impl Session {
     ) -> Result<Result<Actionable, Probe>, BrowserError> {
         let args = vec![json!(selector), json!(mode.as_str()), json!(identity)];
         let raw = match self.execute_async("actionability check", &GATE, args).await {
+            // The document went before the script answered (Firefox answers null then): a
+            // navigation under way, not yet.
+            Ok(Value::Null) => {
+                return Ok(Err(Probe {
+                    state: ProbeState::Error,
+                    detail: "the page changed while it was being checked (it went before the \
+                             check answered)"
+                        .to_owned(),
+                }));
+            }
             Ok(raw) => raw,
             // A script interrupted by a navigation is "not yet", not a failure.
             Err(BrowserError::Command { reason, .. }) => {

@@ -106,7 +106,7 @@ const [selector, mode, planned, done] = arguments;
   // A hit on the other one of a label/control pair: WebDriver's click would call that an
   // interception, so the pointer is pressed where the hit was tested instead.
   base.through = W.within(el, hit) ? null : W.describe(hit);
-  base.acted = W.describe(el) + W.pairNote(el);
+  base.acted = el === original && !base.through ? null : W.describe(el) + W.pairNote(el);
   // Remember the element passed, and the next submission of a form that would replace this
   // document (no `target` elsewhere), so that the act's own script reads the element's state
   // and waits for the submission to leave: a reference passed back to the driver goes stale
