@@ -199,27 +199,26 @@ const W = {
     const r = el.getBoundingClientRect();
     return r.right + scrollX > 0 && r.bottom + scrollY > 0;
   },
-  // Whether a pointer at the centre of a visible `el` hits the element itself: true when the
-  // centre is out of view (scrolled to later, where the gate looks again).
-  takesPointer(el) {
+  // Whether a pointer at the centre of a visible `el` reaches it, `reaches(el, hit)` deciding:
+  // false off the page, true when the centre is out of view (scrolled to later, where the gate
+  // looks again).
+  aimable(el, reaches) {
     if (!W.onPage(el)) return false;
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2;
     const y = r.top + r.height / 2;
     if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return true;
     const point = W.centre(el);
-    return point !== null && W.within(el, W.hitAt(point.x, point.y));
+    return point !== null && reaches(el, W.hitAt(point.x, point.y));
   },
-  // Whether a person can point at the centre of a visible `el`: what is there is the element, or
-  // its control or a label of it (a click there reaches the same control).
+  // The hit at the centre is the element itself.
+  takesPointer(el) {
+    return W.aimable(el, W.within);
+  },
+  // The hit at the centre is the element, or its control or a label of it (a click there
+  // reaches the same control).
   pointable(el) {
-    if (!W.onPage(el)) return false;
-    const r = el.getBoundingClientRect();
-    const x = r.left + r.width / 2;
-    const y = r.top + r.height / 2;
-    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return true;  // out of view: scrolled to later
-    const point = W.centre(el);
-    return point !== null && W.receives(el, W.hitAt(point.x, point.y));
+    return W.aimable(el, W.receives);
   },
   // The element a person would act on for `el`: the control itself when it shows and its centre
   // takes the pointer; else a visible label of it that can be pointed at (a control hidden,
