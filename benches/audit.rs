@@ -52,7 +52,7 @@ async fn walks() {
     let dir = tempfile::tempdir().expect("a directory");
     let budget = Budget {
         pages: 1,
-        walks: 6,
+        walks: Some(6),
         walk_length: 20,
         time: Duration::from_secs(600),
         ..Budget::default()

@@ -29,7 +29,7 @@ async fn todo(bugs: &str) -> windup_todo::RunningTodo {
 fn budget(walks: usize) -> Budget {
     Budget {
         time: Duration::from_secs(900),
-        walks,
+        walks: Some(walks),
         ..Budget::default()
     }
 }
@@ -165,7 +165,7 @@ async fn the_correct_todo_app_has_no_findings() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_seed_makes_the_same_findings() {
     let small = Budget {
-        walks: 2,
+        walks: Some(2),
         walk_length: 10,
         ..budget(2)
     };

@@ -21,7 +21,7 @@ fn budget() -> Budget {
     Budget {
         time: Duration::from_secs(900),
         pages: 6,
-        walks: 0,
+        walks: Some(0),
         shrink_runs: 4,
         ..Budget::default()
     }

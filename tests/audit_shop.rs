@@ -19,7 +19,7 @@ use windup_shop::BugSet;
 fn budget() -> Budget {
     Budget {
         time: Duration::from_secs(900),
-        walks: 1,
+        walks: Some(1),
         ..Budget::default()
     }
 }

@@ -72,16 +72,19 @@ struct AuditArgs {
         Budget::default().time.as_secs()
     ))]
     time: Option<Duration>,
-    #[arg(long, value_name = "N", value_parser = positive, help = format!(
-        "Seeded random walks through the app [default: {}]",
-        Budget::default().walks
-    ))]
+    /// Walks through the app, each from a fresh session, choosing a person's moves at every
+    /// step [default: as many as the budget allows].
+    #[arg(long, value_name = "N", value_parser = positive)]
     walks: Option<usize>,
     #[arg(long, value_name = "N", value_parser = positive, help = format!(
         "Actions in each walk [default: {}]",
         Budget::default().walk_length
     ))]
     walk_length: Option<usize>,
+    /// How a walk chooses its next move: `coverage` leans toward the moves not yet made in a
+    /// state like the current one; `uniform` goes by how often a person makes each move alone.
+    #[arg(long, value_name = "STRATEGY", default_value = "coverage")]
+    strategy: windup_core::audit::Strategy,
     /// A directory of invariants (*.yaml) to hold the app to [default: invariants/ under the
     /// project root, when it exists].
     #[arg(long, value_name = "DIR")]
@@ -162,7 +165,7 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
     let budget = Budget {
         steps: args.steps.unwrap_or(defaults.steps),
         time: args.time.unwrap_or(defaults.time),
-        walks: args.walks.unwrap_or(defaults.walks),
+        walks: args.walks.or(defaults.walks),
         walk_length: args.walk_length.unwrap_or(defaults.walk_length),
         ..defaults
     };
@@ -173,6 +176,7 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
     let mut audit = AuditRun::new(settings, url)
         .seed(args.seed)
         .budget(budget)
+        .strategy(args.strategy)
         .deny(&args.deny)
         .map_err(from_audit)?
         .with_model(args.model)
@@ -216,6 +220,7 @@ async fn run_to_end(audit: AuditRun) -> Result<AuditFinished, CliError> {
 fn from_audit(err: AuditError) -> CliError {
     match err {
         AuditError::Browser(err) => CliError::Browser(err.to_string()),
+        AuditError::Unusable { browser: true, .. } => CliError::Browser(err.to_string()),
         AuditError::Invariants(errors) => {
             let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
             CliError::Usage(format!(

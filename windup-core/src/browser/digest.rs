@@ -16,6 +16,16 @@ pub struct PageDigest {
     pub title: String,
     pub controls: Vec<Control>,
     pub forms: Vec<FormInfo>,
+    /// Elements beyond controls a person can act on: they listen for a click, a double click,
+    /// a key or the pointer, show a pointer cursor, or reveal hidden controls when hovered.
+    #[serde(default)]
+    pub actables: Vec<Control>,
+    /// A plain element to click to leave a field (a heading, a paragraph).
+    #[serde(default)]
+    pub background: Option<Control>,
+    /// The selector of the element that has the focus, when one has.
+    #[serde(default)]
+    pub focused: Option<String>,
 }
 
 /// One control a person could use.
@@ -46,6 +56,18 @@ pub struct Control {
     pub min: Option<String>,
     pub max: Option<String>,
     pub required: bool,
+    /// What it listens for, of what a person does: `click`, `dblclick`, `key`, `hover`.
+    #[serde(default)]
+    pub listens: Vec<String>,
+    /// Whether it has the focus.
+    #[serde(default)]
+    pub focused: bool,
+    /// For a field a person types in: whether it is empty.
+    #[serde(default)]
+    pub empty: Option<bool>,
+    /// Whether hovering it shows controls hidden until then.
+    #[serde(default)]
+    pub reveals: bool,
 }
 
 /// A form of the page.

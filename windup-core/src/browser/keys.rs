@@ -4,29 +4,31 @@ use fantoccini::key::Key as WebDriverKey;
 
 use super::{BrowserError, Session};
 
-/// The step language's key names and the WebDriver keys they press.
-const KEYS: &[(&str, WebDriverKey)] = &[
-    ("Enter", WebDriverKey::Enter),
-    ("Tab", WebDriverKey::Tab),
-    ("Escape", WebDriverKey::Escape),
-    ("Backspace", WebDriverKey::Backspace),
-    ("Delete", WebDriverKey::Delete),
-    ("Space", WebDriverKey::Space),
-    ("ArrowUp", WebDriverKey::Up),
-    ("ArrowDown", WebDriverKey::Down),
-    ("ArrowLeft", WebDriverKey::Left),
-    ("ArrowRight", WebDriverKey::Right),
-    ("Home", WebDriverKey::Home),
-    ("End", WebDriverKey::End),
-    ("PageUp", WebDriverKey::PageUp),
-    ("PageDown", WebDriverKey::PageDown),
+/// The step language's key names and the WebDriver keys they press, together.
+const KEYS: &[(&str, &[WebDriverKey])] = &[
+    ("Enter", &[WebDriverKey::Enter]),
+    ("Tab", &[WebDriverKey::Tab]),
+    ("Escape", &[WebDriverKey::Escape]),
+    ("Backspace", &[WebDriverKey::Backspace]),
+    ("Delete", &[WebDriverKey::Delete]),
+    ("Space", &[WebDriverKey::Space]),
+    ("ArrowUp", &[WebDriverKey::Up]),
+    ("ArrowDown", &[WebDriverKey::Down]),
+    ("ArrowLeft", &[WebDriverKey::Left]),
+    ("ArrowRight", &[WebDriverKey::Right]),
+    ("Home", &[WebDriverKey::Home]),
+    ("End", &[WebDriverKey::End]),
+    ("PageUp", &[WebDriverKey::PageUp]),
+    ("PageDown", &[WebDriverKey::PageDown]),
+    // WebDriver holds a modifier down until the end of the keys sent with it.
+    ("Shift+Tab", &[WebDriverKey::Shift, WebDriverKey::Tab]),
 ];
 
-/// A key Windup can press (`Enter`, `ArrowDown`, …).
+/// A key Windup can press (`Enter`, `ArrowDown`, `Shift+Tab`, …).
 #[derive(Debug, Clone, Copy)]
 pub struct Key {
     name: &'static str,
-    code: WebDriverKey,
+    codes: &'static [WebDriverKey],
 }
 
 impl PartialEq for Key {
@@ -42,12 +44,17 @@ impl Key {
     pub fn named(name: &str) -> Option<Key> {
         KEYS.iter()
             .find(|(known, _)| *known == name)
-            .map(|&(name, code)| Key { name, code })
+            .map(|&(name, codes)| Key { name, codes })
     }
 
     /// Its name in the step language.
     pub fn name(self) -> &'static str {
         self.name
+    }
+
+    /// What WebDriver's send-keys is given for it.
+    fn keys(self) -> String {
+        self.codes.iter().map(|&code| char::from(code)).collect()
     }
 }
 
@@ -67,9 +74,25 @@ impl Session {
             .await
             .map_err(|e| BrowserError::command("find the focused element", e))?;
         focused
-            .send_keys(&char::from(key.code).to_string())
+            .send_keys(&key.keys())
             .await
             .map_err(|e| BrowserError::command(format!("press {key}"), e))
+    }
+
+    /// Presses `key` in an element that passed the gate, giving it the focus first when it
+    /// does not have it (as Playwright's `press` does).
+    pub async fn press_in(
+        &self,
+        element: &super::Actionable,
+        key: Key,
+    ) -> Result<(), BrowserError> {
+        self.forget_seen_url();
+        self.focus(element).await?;
+        element
+            .element
+            .send_keys(&key.keys())
+            .await
+            .map_err(|e| BrowserError::command(format!("press {key} in {}", element.described), e))
     }
 }
 

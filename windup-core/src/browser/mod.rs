@@ -742,6 +742,40 @@ impl Session {
         }
     }
 
+    /// Types `text` key by key into a field that passed the gate, after what it holds: no
+    /// clearing, no Enter. What a person types and leaves pending.
+    pub async fn type_more(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
+        if text.contains(['\n', '\r']) {
+            self.forget_seen_url();
+        }
+        element
+            .element
+            .send_keys(text)
+            .await
+            .map_err(|e| BrowserError::command(format!("type into {}", element.described), e))
+    }
+
+    /// Gives an element that passed the gate the focus, unless it has it: no click, no pointer.
+    pub async fn focus(&self, element: &Actionable) -> Result<(), BrowserError> {
+        let script = "const el = arguments[0]; \
+            let active = document.activeElement; \
+            while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement; \
+            if (active !== el) el.focus(); \
+            return true;";
+        let element_arg =
+            serde_json::to_value(&element.element).map_err(|e| BrowserError::Script {
+                during: "focus an element".into(),
+                value: e.to_string(),
+            })?;
+        self.execute(
+            &format!("focus {}", element.described),
+            script,
+            vec![element_arg],
+        )
+        .await
+        .map(|_| ())
+    }
+
     /// Moves the pointer over an element that passed the gate, as a person hovers it.
     pub async fn hover(&self, element: &Actionable) -> Result<(), BrowserError> {
         use fantoccini::actions::{InputSource, MouseActions, PointerAction};
@@ -759,15 +793,28 @@ impl Session {
             .map_err(|e| BrowserError::command(format!("hover {}", element.described), e))
     }
 
-    /// Double-clicks an element that passed the gate as a person does on a slow connection:
-    /// two clicks 100 ms apart while every answer from the network takes [`SLOW_ANSWER`], so
-    /// the second click lands before the first one's answer (the double submit). Waits for
-    /// the answers before the network is fast again.
+    /// Double-clicks an element that passed the gate as a person does. One that sends a form
+    /// or follows a link is double-clicked as on a slow connection: two clicks 100 ms apart
+    /// while every answer from the network takes [`SLOW_ANSWER`], so the second click lands
+    /// before the first one's answer (the double submit); the answers are waited for before
+    /// the network is fast again. Anything else (a row's label that opens an editor) is
+    /// double-clicked at once.
     pub async fn double_click(&self, element: &Actionable) -> Result<(), BrowserError> {
         use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
         let during = || format!("double-click {}", element.described);
         self.forget_seen_url();
-        let slowed = self.backend().slow_network(self, Some(SLOW_ANSWER)).await?;
+        let sends = "const el = arguments[0]; \
+            const sender = el.closest('a[href], button, input[type=submit], input[type=image]'); \
+            if (!sender) return false; \
+            if (sender.tagName === 'A') return true; \
+            return !!sender.form && (sender.tagName !== 'BUTTON' || (sender.getAttribute('type') || 'submit').toLowerCase() === 'submit');";
+        let element_arg = serde_json::to_value(&element.element).unwrap_or(Value::Null);
+        let navigates = matches!(
+            self.execute("look at what is double-clicked", sends, vec![element_arg])
+                .await,
+            Ok(Value::Bool(true))
+        );
+        let slowed = navigates && self.backend().slow_network(self, Some(SLOW_ANSWER)).await?;
         self.execute("mark the page", "window.__windupClicked = true;", vec![])
             .await?;
         let left = MOUSE_BUTTON_LEFT;
@@ -825,6 +872,17 @@ impl Session {
             .back()
             .await
             .map_err(|e| BrowserError::command("go back", e))?;
+        self.landed().await
+    }
+
+    /// Goes forward one page in the history, and waits for it to load.
+    pub async fn forward(&self) -> Result<Opened, BrowserError> {
+        self.forget_seen_url();
+        self.leave_frames().await?;
+        self.client
+            .forward()
+            .await
+            .map_err(|e| BrowserError::command("go forward", e))?;
         self.landed().await
     }
 

@@ -750,7 +750,22 @@ impl<'a> Executor<'a> {
                 let key = Key::named(name).ok_or_else(|| {
                     FailureCause::Refused(format!("{name:?} is not a key Windup can press"))
                 })?;
-                browser(self.session.press(key).await)?;
+                match &action.target {
+                    Some(_) => {
+                        let element = gated(GateMode::Visible).await?;
+                        browser(self.session.press_in(&element, key).await)?;
+                    }
+                    None => browser(self.session.press(key).await)?,
+                }
+            }
+            ActionKind::Type => {
+                let text = required(&action.value, "value")?;
+                let element = gated(GateMode::Fill).await?;
+                browser(self.session.type_more(&element, text).await)?;
+            }
+            ActionKind::Focus => {
+                let element = gated(GateMode::Visible).await?;
+                browser(self.session.focus(&element).await)?;
             }
             ActionKind::WaitFor => {
                 gated(GateMode::Visible).await?;
@@ -768,6 +783,9 @@ impl<'a> Executor<'a> {
             }
             ActionKind::Back => {
                 self.session.back().await.map_err(navigation)?;
+            }
+            ActionKind::Forward => {
+                self.session.forward().await.map_err(navigation)?;
             }
             ActionKind::Use => self.use_fragment(scenario, action).await?,
         }

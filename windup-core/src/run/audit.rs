@@ -56,6 +56,15 @@ pub enum AuditError {
     /// The audit was asked to use a model that cannot be set up.
     #[error("the audit's model: {0}")]
     Model(String),
+    /// The audit could not use the app: nothing it could say of it would mean anything. The run
+    /// is stored, failed, with this reason.
+    #[error("the audit could not use the app: {reason} (run {run_id})")]
+    Unusable {
+        run_id: RunId,
+        reason: String,
+        /// Whether the browser or its driver failed, rather than the app.
+        browser: bool,
+    },
 }
 
 /// An audit to run: the target, and what to hold it to.
@@ -96,6 +105,7 @@ impl AuditRun {
             target,
             seed: 1,
             budget: Budget::default(),
+            strategy: Default::default(),
             invariants: Vec::new(),
             inputs: Vec::new(),
             login: None,
@@ -104,6 +114,7 @@ impl AuditRun {
             artifacts_dir: settings.artifacts_dir.clone(),
             // An audit's moves often aim at what is no longer there; the page is local and quick.
             action_timeout: settings.timeout.min(Duration::from_secs(2)),
+            ready_timeout: settings.timeout,
             frames: None,
         };
         let store = settings.root.join(STORE_FILE);
@@ -150,6 +161,12 @@ impl AuditRun {
 
     pub fn budget(mut self, budget: Budget) -> Self {
         self.config.budget = budget;
+        self
+    }
+
+    /// How the walks choose their moves.
+    pub fn strategy(mut self, strategy: crate::audit::Strategy) -> Self {
+        self.config.strategy = strategy;
         self
     }
 
@@ -273,6 +290,14 @@ impl AuditRun {
             teller.ledger(&self.settings, model, &outcome, started_at);
         }
         teller.map(&self.settings, &outcome);
+        if let Some(unusable) = &outcome.unusable {
+            teller.fail(&unusable.reason, &outcome)?;
+            return Err(AuditError::Unusable {
+                run_id,
+                reason: unusable.reason.clone(),
+                browser: unusable.browser,
+            });
+        }
         teller.finish(&outcome)?;
         Ok(AuditFinished {
             run_id,
@@ -467,6 +492,12 @@ impl Teller {
         )?;
         store.finish_run(&self.run_id, status, runtime_ms)?;
         drop(store);
+        self.tell_failures();
+        Ok(())
+    }
+
+    /// What the store or the file system refused, as warnings.
+    fn tell_failures(&self) {
         for failure in self
             .failures
             .lock()
@@ -475,6 +506,19 @@ impl Teller {
         {
             self.events.emit(RunEvent::Warning { message: failure });
         }
+    }
+
+    /// Ends a run that could not use the app: failed, with the reason as its event.
+    fn fail(&self, reason: &str, outcome: &AuditOutcome) -> Result<(), AuditError> {
+        self.tell(RunEvent::AuditFailed {
+            run_id: self.run_id.to_string(),
+            message: format!("the audit could not use the app: {reason}"),
+            at: crate::ledger::started_at(OffsetDateTime::now_utc()),
+        });
+        let runtime_ms = crate::ledger::millis(outcome.runtime);
+        self.store()
+            .finish_run(&self.run_id, RunStatus::Failed, runtime_ms)?;
+        self.tell_failures();
         Ok(())
     }
 

@@ -2,7 +2,8 @@
 // runs it in every new document before the page's own scripts (when the backend can), and the
 // observe script runs it where it finds none. It records what the page does on its own into a
 // buffer that `__windupObserver.drain()` empties: uncaught exceptions, unhandled rejections,
-// console.error calls, dialogs, failed same-origin requests and the markers injected markup sets.
+// console.error calls, dialogs, failed same-origin requests and the markers injected markup sets;
+// and which elements listen for a person's clicks, keys and pointer (`listens(el)`).
 // The top document mirrors its buffer into sessionStorage (`__windup_events`), so the events of a
 // page that navigated away before they were drained are read by the next page of the same origin.
 // No global of the page is replaced by anything but a wrapper that still calls the original,
@@ -113,6 +114,27 @@ function windupObserver(win) {
       return send.apply(this, arguments);
     };
   }
+  // Which elements listen for what a person does (a click, a double click, a key, the pointer
+  // coming over them), as the page adds its listeners: the audit's candidates beyond controls.
+  const listening = new WeakMap();
+  const PERSON_EVENTS = { click: 'click', mousedown: 'click', mouseup: 'click', pointerdown: 'click', pointerup: 'click',
+    dblclick: 'dblclick', keydown: 'key', keyup: 'key', keypress: 'key', mouseenter: 'hover', mouseover: 'hover', pointerenter: 'hover', pointerover: 'hover' };
+  const Target = win.EventTarget && win.EventTarget.prototype;
+  if (Target && typeof Target.addEventListener === 'function') {
+    const add = Target.addEventListener;
+    Target.addEventListener = function (type, listener, options) {
+      try {
+        const kind = PERSON_EVENTS[type];
+        if (kind && this && this.nodeType === 1) {
+          const kinds = listening.get(this) || new Set();
+          kinds.add(kind);
+          listening.set(this, kinds);
+        }
+      } catch (e) {}
+      return add.apply(this, arguments);
+    };
+  }
+  state.listens = (el) => Array.from(listening.get(el) || []);
   // Requests the wrappers could not see: those of elements (images, scripts, styles), and those
   // made before the wrappers were installed. Each resource entry counts once. The icon the
   // browser asks for on its own (`/favicon.ico`) is not the page's request.

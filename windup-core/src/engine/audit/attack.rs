@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::browser::{Control, PageDigest};
+use crate::browser::Control;
 use crate::executor::Executor;
 use crate::invariant::{Field, Observation, Probe, location_of};
 use crate::plan::Action;
@@ -15,7 +15,8 @@ use super::judge::{Judged, Suspect};
 use super::moves::{self, numbered};
 use super::oracles;
 use super::rng::Rng;
-use super::trial::{Budgeted, Lab, Run};
+use super::trial::{Budgeted, Lab, Run, SETTLE_READY};
+use super::walk;
 
 /// What the record oracle counts on a page: the rows of lists and tables a submission adds to.
 const ROWS: [&str; 4] = ["tbody tr", "ul li", "ol li", "article"];
@@ -72,7 +73,9 @@ impl<'a> BuiltIn<'a> {
                 .filter(|&n| !forms[n].is_login())
                 .map(|n| Turn::Hostile(n, 0)),
         );
-        turns.extend((0..lab.config.budget.walks).map(Turn::Walk));
+        if lab.config.budget.walks != Some(0) {
+            turns.push_back(Turn::Walk(0));
+        }
         BuiltIn {
             forms,
             turns,
@@ -108,16 +111,24 @@ impl<'a> BuiltIn<'a> {
                 }
             }
             Turn::Walk(walk) => {
+                let budget = spend.budget();
                 if !self.walks_told {
                     self.walks_told = true;
-                    let budget = spend.budget();
+                    let how_many = match budget.walks {
+                        Some(walks) => format!("{walks} walks"),
+                        None => "walks until the budget is spent".to_owned(),
+                    };
                     lab.watcher.reasoning(&format!(
-                        "Walking the app at random: {} walks of {} moves from seed {}.",
-                        budget.walks, budget.walk_length, lab.config.seed
+                        "Using the app as a person does: {how_many}, each of {} moves from a \
+                         fresh session, seed {}.",
+                        budget.walk_length, lab.config.seed
                     ));
                 }
                 if !spend.exhausted() {
                     random_walk(lab, walk, spend, judged).await;
+                    if budget.walks.is_none_or(|walks| walk + 1 < walks) {
+                        self.turns.push_back(Turn::Walk(walk + 1));
+                    }
                 }
             }
         }
@@ -534,51 +545,59 @@ fn growth(actions: &[Action], run: &Run, measured: &[String]) -> Vec<Growth> {
     out
 }
 
-/// One seeded random walk from the start page: at every step a move chosen among what the
-/// page offers (links, buttons, toggles, fields with usual or hostile values, back, reload),
-/// every invariant checked after it.
+/// One seeded walk from the start page in a fresh session: at every step a move chosen among
+/// what a person could do on the page as it is now (see [`super::walk`]), every invariant
+/// checked after each of its actions.
 async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judged: &mut Judged) {
     let mut rng = Rng::fork(lab.config.seed, walk as u64 + 1);
     let executor = Executor::new(lab.session, lab.options, lab.values);
     let probes = lab.probes(None, &[]);
     let mut run = Run::default();
-    if lab.open(&executor).await.is_err() {
+    let Ok(mut digest) = lab.open(&executor).await else {
         return;
-    }
+    };
     let Ok(start) = lab.session.observe(&probes).await else {
         return;
     };
     run.pages.push(start);
     spend.attacks += 1;
-    let label = format!("random walk {} (seed {})", walk + 1, lab.config.seed);
+    let label = format!("walk {} (seed {})", walk + 1, lab.config.seed);
+    let first = location_of(&digest.url);
+    let mut history = walk::History::default();
+    let mut before = None;
     let mut actions: Vec<Action> = Vec::new();
     let length = spend.budget().walk_length;
-    for step in 0..length {
+    while actions.len() < length {
         if spend.exhausted() {
             break;
         }
-        let Ok(digest) = lab.session.digest().await else {
-            break;
-        };
         let on_target =
             url::Url::parse(&digest.url).is_ok_and(|u| u.origin() == lab.config.target.origin());
         if !on_target {
             break;
         }
-        let marker = format!("r{walk}x{step}");
-        // Back only where this walk has gone somewhere: before that it would leave the app.
-        let went = actions.iter().any(|a| {
-            matches!(
-                a.kind,
-                crate::plan::ActionKind::Goto | crate::plan::ActionKind::Click
-            )
-        });
-        let Some(next) = choose(lab, &digest, &mut rng, &marker, went) else {
+        let marker = format!("r{walk}x{}", actions.len());
+        let state = walk::state_of(&digest);
+        spend.visits.saw(state);
+        let offered = walk::moves(
+            lab.config,
+            &digest,
+            before.as_ref(),
+            &mut rng,
+            &marker,
+            history,
+        );
+        let Some(chosen) = spend
+            .visits
+            .choose(lab.config.strategy, state, &offered, &mut rng)
+        else {
             break;
         };
+        let chosen = &offered[chosen];
+        spend.visits.made(state, &chosen.key);
         let seen_before = run.violations.len();
         let mut stopped = false;
-        for mut action in next {
+        for mut action in chosen.actions.iter().cloned() {
             action.id = format!("a{}", actions.len() + 1);
             actions.push(action);
             let index = actions.len() - 1;
@@ -600,67 +619,53 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
             lab.check(&mut run, &actions, index, &page, spend);
             lab.tell_action(&label, &actions[index]).await;
             run.pages.push(page);
+            history = moved(history, &actions[index]);
         }
+        let mut replayed = false;
         for violation in run.violations[seen_before..].iter().cloned() {
             let suspect = Suspect::Invariant {
                 actions: actions.clone(),
                 violation,
             };
-            judged.consider(lab, spend, suspect, &label).await;
+            replayed |= judged.consider(lab, spend, suspect, &label).await;
         }
-        // The walk goes on after a violation: the other invariants still hold it to account.
         if stopped {
             break;
         }
+        // The walk goes on after a violation: the other invariants still hold it to account.
+        // The judge's replays ran in this session, so the walk's own actions are run again
+        // from a fresh one to be where it was.
+        if replayed
+            && lab
+                .run(&actions, None, &[], spend, None)
+                .await
+                .failed
+                .is_some()
+        {
+            break;
+        }
+        before = Some(walk::shown(&digest));
+        digest = match lab.ready(SETTLE_READY.min(lab.config.ready_timeout)).await {
+            Ok(next) => next,
+            Err(_) => break,
+        };
+        history.went |= location_of(&digest.url) != first;
     }
 }
 
-/// A move the page offers, chosen at random: one action, or a fill and its Enter.
-fn choose(
-    lab: &Lab<'_>,
-    digest: &PageDigest,
-    rng: &mut Rng,
-    marker: &str,
-    can_go_back: bool,
-) -> Option<Vec<Action>> {
-    let deny = &lab.config.deny;
-    let usable: Vec<&Control> = digest
-        .controls
-        .iter()
-        .filter(|c| c.enabled && !c.off_origin && !deny.denies_name(c.called()))
-        .filter(|c| {
-            c.href
-                .as_deref()
-                .is_none_or(|h| !deny.denies_location(&location_of(h)))
-        })
-        .collect();
-    let extra = if can_go_back { 2 } else { 1 };
-    let pick = rng.below(usable.len() + extra);
-    let Some(control) = usable.get(pick) else {
-        return Some(vec![if pick == usable.len() {
-            moves::reload()
-        } else {
-            moves::back()
-        }]);
-    };
-    if let Some(href) = &control.href {
-        return Some(vec![moves::goto(href)]);
+/// Where the walk stands after `action`, for back and forward.
+fn moved(history: walk::History, action: &Action) -> walk::History {
+    use crate::plan::ActionKind;
+    match action.kind {
+        ActionKind::Back => walk::History {
+            came_back: true,
+            ..history
+        },
+        ActionKind::Forward | ActionKind::Reload => history,
+        ActionKind::Goto | ActionKind::Click | ActionKind::Press => walk::History {
+            came_back: false,
+            ..history
+        },
+        _ => history,
     }
-    if control.is_toggle() {
-        return Some(vec![moves::toggle(control)]);
-    }
-    if control.is_text_field() || control.tag == "select" {
-        let mut values: Vec<String> = Vec::new();
-        if let Some(moves::Value::Text(usual)) = moves::usual(control, lab.config, false) {
-            values.push(usual);
-        }
-        values.extend(moves::hostile(control, marker).into_iter().map(|(_, v)| v));
-        let value = rng.pick(&values)?.clone();
-        let mut chosen = vec![moves::fill(control, &moves::Value::Text(value))];
-        if control.form.is_none() && control.tag != "select" {
-            chosen.push(moves::press_enter());
-        }
-        return Some(chosen);
-    }
-    Some(vec![moves::click(control)])
 }

@@ -103,9 +103,17 @@ pub fn describe(action: &Action) -> String {
             "select {:?} in {name:?}",
             action.value.as_deref().unwrap_or("")
         ),
-        ActionKind::Press => format!("press {}", action.key.as_deref().unwrap_or("")),
+        ActionKind::Press => match &action.target {
+            Some(_) => format!("press {} in {name:?}", action.key.as_deref().unwrap_or("")),
+            None => format!("press {}", action.key.as_deref().unwrap_or("")),
+        },
+        ActionKind::Type => format!(
+            "type {:?} into {name:?}",
+            action.value.as_deref().unwrap_or("")
+        ),
         ActionKind::Reload => "reload".to_owned(),
         ActionKind::Back => "go back".to_owned(),
+        ActionKind::Forward => "go forward".to_owned(),
         ActionKind::DoubleClick => format!("double-click {name:?}"),
         kind => format!("{} {name:?}", kind.as_str().replace('_', " ")),
     }

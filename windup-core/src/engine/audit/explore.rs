@@ -11,7 +11,7 @@ use crate::plan::Action;
 
 use super::model::{AuditModel, Screenshot};
 use super::moves::{self, numbered};
-use super::trial::{Budgeted, Lab};
+use super::trial::{Budgeted, Lab, SETTLE_READY};
 
 /// A page state the audit can reach.
 #[derive(Debug, Clone)]
@@ -33,6 +33,8 @@ pub(super) struct Explored {
     pub(super) pages: Vec<Page>,
     /// Every way tried and the location it led to, a state seen before included.
     pub(super) transitions: Vec<(Vec<Action>, String)>,
+    /// Why the start page could not be opened, the last time it could not.
+    pub(super) unopened: Option<super::trial::Unopened>,
 }
 
 /// How many of the first pages explored are shown to the model as screenshots, at most.
@@ -111,10 +113,13 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
             break;
         }
         let path = numbered(path);
-        if reach(lab, &path, current.take(), spend).await.is_none() {
+        if reach(lab, &path, current.take(), spend, &mut explored)
+            .await
+            .is_none()
+        {
             continue;
         }
-        let Ok(digest) = lab.session.digest().await else {
+        let Ok(digest) = lab.ready(SETTLE_READY.min(lab.config.ready_timeout)).await else {
             continue;
         };
         current = Some(path.clone());
@@ -207,6 +212,7 @@ async fn reach(
     path: &[Action],
     current: Option<Vec<Action>>,
     spend: &mut Budgeted<'_>,
+    explored: &mut Explored,
 ) -> Option<crate::invariant::Observation> {
     if let Some(current) = current
         && path.len() > current.len()
@@ -215,6 +221,10 @@ async fn reach(
         return lab.proceed(&path[current.len()..], &[], spend).await.ok();
     }
     let run = lab.run(path, None, &[], spend, None).await;
+    if run.unopened.is_some() {
+        explored.unopened = run.unopened;
+        return None;
+    }
     if run.failed.is_some() {
         return None;
     }

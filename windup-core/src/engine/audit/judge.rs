@@ -89,14 +89,15 @@ impl Claim<'_> {
 }
 
 impl Judged {
-    /// Reproduces, shrinks and records a suspect, unless the same finding is already known.
+    /// Reproduces, shrinks and records a suspect, unless the same finding is already known;
+    /// whether it ran anything in the session (which then no longer is where the suspect left it).
     pub(super) async fn consider(
         &mut self,
         lab: &Lab<'_>,
         spend: &mut Budgeted<'_>,
         suspect: Suspect,
         attack: &str,
-    ) {
+    ) -> bool {
         let (actions, claim, seen) = claim_of(lab, &suspect);
         let class = match &suspect {
             Suspect::Records { class, .. } => format!("{}/{class}", claim.invariant.id),
@@ -105,7 +106,7 @@ impl Judged {
         let fingerprint = format!("{class}|{}", fingerprint(&actions));
         let counted = self.per_invariant.get(&class).copied().unwrap_or(0);
         if self.fingerprints.contains(&fingerprint) || counted >= PER_INVARIANT {
-            return;
+            return false;
         }
         lab.watcher.reasoning(&format!(
             "{:?} looks broken by {attack}; reproducing it twice from a fresh session.",
@@ -124,7 +125,7 @@ impl Judged {
                 self.unconfirmed += 1;
                 lab.watcher
                     .reasoning("It did not reproduce, so it does not count.");
-                return;
+                return true;
             };
             if attempt == 1 {
                 seen = again;
@@ -159,7 +160,7 @@ impl Judged {
                 {
                     Some(word) if !word.violated => {
                         self.veto(lab, &claim, proof, word);
-                        return;
+                        return true;
                     }
                     word => word,
                 }
@@ -167,6 +168,7 @@ impl Judged {
             _ => None,
         };
         self.record(lab, spend, &claim, proof, attack, word);
+        true
     }
 
     /// Whether a finding already breaks the invariant `id`.

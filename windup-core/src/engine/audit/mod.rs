@@ -18,6 +18,7 @@ mod oracles;
 pub mod playwright;
 mod rng;
 mod trial;
+mod walk;
 mod with_model;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +45,8 @@ pub struct AuditConfig {
     /// Seeds every random choice: the same seed on the same app makes the same audit.
     pub seed: u64,
     pub budget: Budget,
+    /// How a walk chooses among a person's moves.
+    pub strategy: Strategy,
     /// The user's (and later a model's) invariants; the generic oracles are added.
     pub invariants: Vec<Invariant>,
     /// Values a tester knows the app accepts, by field name or label (`Coupon code`).
@@ -57,6 +60,9 @@ pub struct AuditConfig {
     pub artifacts_dir: PathBuf,
     /// Each action's deadline.
     pub action_timeout: Duration,
+    /// How long a page opened or reloaded may take to show something a person can act on
+    /// before the audit takes it as it is (an app rendering after its scripts load).
+    pub ready_timeout: Duration,
     /// A picture of the browser after an attack's action, at most once per this long, for a
     /// live preview (`frame-N.jpg` in `artifacts_dir`); none when unset.
     pub frames: Option<Duration>,
@@ -72,8 +78,10 @@ pub struct Budget {
     pub time: Duration,
     /// Distinct page states explored.
     pub pages: usize,
-    /// Seeded random walks, and the actions in each.
-    pub walks: usize,
+    /// Seeded random walks, each from a fresh session; `None`: walks until the budget is
+    /// spent.
+    pub walks: Option<usize>,
+    /// The actions in each walk.
     pub walk_length: usize,
     /// Runs spent shrinking each finding.
     pub shrink_runs: usize,
@@ -85,8 +93,8 @@ impl Default for Budget {
             steps: 2000,
             time: Duration::from_secs(180),
             pages: 24,
-            walks: 6,
-            walk_length: 12,
+            walks: None,
+            walk_length: 24,
             shrink_runs: 8,
         }
     }
@@ -94,6 +102,32 @@ impl Default for Budget {
 
 fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// How a walk chooses its next move among those a person could make.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// By how often a person makes each kind of move, and toward the moves the run has not made
+    /// yet in a state like the current one.
+    #[default]
+    Coverage,
+    /// By how often a person makes each kind of move alone.
+    Uniform,
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "coverage" => Ok(Strategy::Coverage),
+            "uniform" => Ok(Strategy::Uniform),
+            other => Err(format!(
+                "`{other}` is not a strategy: use coverage (the default) or uniform"
+            )),
+        }
+    }
 }
 
 /// An account to log in with: its name and the keys it has (`email`, `password`), typed as
@@ -300,11 +334,37 @@ pub struct AuditOutcome {
     /// Why, in words, when a budget of the model stopped it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// The budget it was given, to say how much of it was used.
+    pub budget: Budget,
+    /// The distinct page states the walks met and the distinct moves they made in them.
+    pub coverage: Coverage,
+    /// Why the audit could not use the app at all (`stopped_by` is then `unusable`): nothing
+    /// it says of the app would mean anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unusable: Option<Unusable>,
     #[serde(serialize_with = "as_millis")]
     pub runtime: Duration,
     /// What exploration saw, for the site map.
     #[serde(skip)]
     pub seen: (Vec<crate::sitemap::Visit>, Vec<crate::sitemap::Move>),
+}
+
+/// How much of the app the walks covered: distinct states (a location and what it shows a
+/// person can act on, and in which state) and distinct moves (a kind of move on one control in
+/// one state).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    pub states: usize,
+    pub moves: usize,
+}
+
+/// Why an audit could not use the app: its start page could not be opened, showed nothing a
+/// person can act on, or no action could be taken on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unusable {
+    pub reason: String,
+    /// Whether the browser or its driver failed, rather than the app.
+    pub browser: bool,
 }
 
 /// Whether someone asked the audit to stop.
@@ -347,6 +407,9 @@ impl Audit<'_> {
             self.config.target, self.config.budget.pages
         ));
         let explored = explore::explore(&lab, &mut state).await;
+        if let Some(unusable) = self.unreached(&explored, &state) {
+            return self.unusable(unusable, &invariants, &state, &explored, started);
+        }
         self.watcher.phase(Phase::Hypothesize);
         let proposed = match self.model {
             Some(model) if !state.exhausted() => {
@@ -391,6 +454,18 @@ impl Audit<'_> {
                 break;
             }
         }
+        if state.actions == 0 && !state.exhausted() {
+            let unusable = Unusable {
+                reason: format!(
+                    "no action could be taken on {}: every move the audit tried was refused \
+                     (see the screenshots in {})",
+                    self.config.target,
+                    self.config.artifacts_dir.display()
+                ),
+                browser: false,
+            };
+            return self.unusable(unusable, &invariants, &state, &explored, started);
+        }
         self.watcher.phase(Phase::Report);
         let statuses = judged.statuses(&invariants, &state.invalid);
         let spent = self.model.map(AuditModel::spent).unwrap_or_default();
@@ -406,6 +481,91 @@ impl Audit<'_> {
             model_usd: spent.usd,
             stopped_by: state.stopped_by().to_owned(),
             stop_reason: state.reason.clone(),
+            budget: self.config.budget,
+            coverage: state.coverage(),
+            unusable: None,
+            runtime: started.elapsed(),
+            seen: explored.seen(),
+        }
+    }
+
+    /// Why exploration leaves nothing to audit: the start page was never opened, or it shows
+    /// nothing a person can act on once the app had its time to render.
+    fn unreached(
+        &self,
+        explored: &explore::Explored,
+        state: &trial::Budgeted<'_>,
+    ) -> Option<Unusable> {
+        let target = &self.config.target;
+        match explored.pages.first() {
+            None if state.stopped_by() == "stopped" => None,
+            None => Some(match &explored.unopened {
+                Some(unopened) => Unusable {
+                    reason: format!(
+                        "the start page {target} could not be opened: {}",
+                        unopened.reason
+                    ),
+                    browser: unopened.browser,
+                },
+                None => Unusable {
+                    reason: format!(
+                        "the start page {target} could not be read within the budget ({} s)",
+                        self.config.budget.time.as_secs()
+                    ),
+                    browser: false,
+                },
+            }),
+            Some(start) if start.digest.controls.is_empty() => {
+                let now = if start.location == crate::invariant::location_of(target.as_str()) {
+                    String::new()
+                } else {
+                    format!(" (which took it to {})", start.location)
+                };
+                Some(Unusable {
+                    reason: format!(
+                        "the start page {target}{now} showed nothing a person can act on within \
+                         {} s: no link, button, field or other control. Check that the app \
+                         renders without errors at that address, or start the audit where it does",
+                        self.config.ready_timeout.as_secs_f32()
+                    ),
+                    browser: false,
+                })
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// The outcome of an audit that could not use the app.
+    fn unusable(
+        &self,
+        unusable: Unusable,
+        invariants: &[Invariant],
+        state: &trial::Budgeted<'_>,
+        explored: &explore::Explored,
+        started: Instant,
+    ) -> AuditOutcome {
+        self.watcher
+            .reasoning(&format!("Stopping: {}.", unusable.reason));
+        self.watcher.phase(Phase::Report);
+        let spent = self.model.map(AuditModel::spent).unwrap_or_default();
+        AuditOutcome {
+            findings: Vec::new(),
+            invariants: invariants
+                .iter()
+                .map(|i| (i.clone(), InvariantStatus::Unbroken))
+                .collect(),
+            pages_explored: explored.pages.len(),
+            actions: state.actions,
+            attacks: state.attacks,
+            unconfirmed: 0,
+            vetoed: Vec::new(),
+            model_calls: spent.calls,
+            model_usd: spent.usd,
+            stopped_by: "unusable".to_owned(),
+            stop_reason: Some(unusable.reason.clone()),
+            budget: self.config.budget,
+            coverage: state.coverage(),
+            unusable: Some(unusable),
             runtime: started.elapsed(),
             seen: explored.seen(),
         }

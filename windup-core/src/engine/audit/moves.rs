@@ -79,8 +79,38 @@ pub(super) fn fill(control: &Control, value: &Value) -> Action {
 }
 
 pub(super) fn press_enter() -> Action {
-    let mut action = Action::new("", ActionKind::Press);
-    action.key = Some("Enter".to_owned());
+    press(None, "Enter")
+}
+
+/// A key pressed in `control` (given the focus first), or in whatever has the focus.
+pub(super) fn press(control: Option<&Control>, key: &str) -> Action {
+    let mut action = match control {
+        Some(control) => on(control, ActionKind::Press),
+        None => Action::new("", ActionKind::Press),
+    };
+    action.key = Some(key.to_owned());
+    action
+}
+
+/// Keys typed into a field after what it holds, and left there.
+pub(super) fn type_text(control: &Control, text: &str) -> Action {
+    let mut action = on(control, ActionKind::Type);
+    action.value = Some(text.to_owned());
+    action
+}
+
+pub(super) fn focus(control: &Control) -> Action {
+    on(control, ActionKind::Focus)
+}
+
+pub(super) fn hover(control: &Control) -> Action {
+    on(control, ActionKind::Hover)
+}
+
+/// One option of a list chosen.
+pub(super) fn select(control: &Control, option: &str) -> Action {
+    let mut action = on(control, ActionKind::Select);
+    action.value = Some(option.to_owned());
     action
 }
 
@@ -90,6 +120,10 @@ pub(super) fn reload() -> Action {
 
 pub(super) fn back() -> Action {
     Action::new("", ActionKind::Back)
+}
+
+pub(super) fn forward() -> Action {
+    Action::new("", ActionKind::Forward)
 }
 
 /// Numbers the actions `a1`, `a2`, … in order.

@@ -34,6 +34,26 @@ impl Rng {
     pub(super) fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
         (!items.is_empty()).then(|| &items[self.below(items.len())])
     }
+
+    /// An index chosen with a chance proportional to its weight; `None` when no weight is above
+    /// zero.
+    pub(super) fn weighted(&mut self, weights: &[f64]) -> Option<usize> {
+        let total: f64 = weights.iter().filter(|w| **w > 0.0).sum();
+        if total <= 0.0 {
+            return None;
+        }
+        // 53 random bits, as a fraction of the total.
+        let mut at = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        let mut last = None;
+        for (index, weight) in weights.iter().enumerate().filter(|(_, w)| **w > 0.0) {
+            if at < *weight {
+                return Some(index);
+            }
+            at -= weight;
+            last = Some(index);
+        }
+        last
+    }
 }
 
 #[cfg(test)]
@@ -58,5 +78,20 @@ mod tests {
         // The published first output of SplitMix64 seeded with 0.
         assert_eq!(Rng::new(0).next(), 0xE220_A839_7B1D_CDAF);
         assert_ne!(Rng::fork(7, 1).next(), Rng::fork(7, 2).next());
+    }
+
+    #[test]
+    fn a_weighted_choice_follows_the_weights_and_skips_what_weighs_nothing() {
+        let mut rng = Rng::new(3);
+        let mut counts = [0usize; 3];
+        for _ in 0..10_000 {
+            let n = rng.weighted(&[1.0, 0.0, 3.0]).expect("a choice");
+            counts[n] += 1;
+        }
+        assert_eq!(counts[1], 0);
+        let ratio = counts[2] as f64 / counts[0] as f64;
+        assert!((2.7..3.3).contains(&ratio), "{counts:?}");
+        assert_eq!(rng.weighted(&[0.0, -1.0]), None);
+        assert_eq!(rng.weighted(&[]), None);
     }
 }

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use crate::browser::Session;
-use crate::executor::{ExecOptions, Executor, ValueSource};
+use crate::browser::{BrowserError, PageDigest, Session};
+use crate::executor::{ExecOptions, Executor, FailureCause, ValueSource};
 use crate::invariant::{ActionFacts, Invariant, Observation, Probe, Verdict};
 use crate::plan::Action;
 
@@ -14,6 +14,29 @@ use super::{AuditConfig, AuditWatcher, Budget, StopSignal};
 
 /// The scenario name the audit's actions run under, in evidence file names.
 pub(super) const SCENARIO: &str = "audit";
+
+/// How long a page reached by an action may take to show something to act on.
+pub(super) const SETTLE_READY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How often a page that shows nothing to act on yet is looked at again.
+const READY_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Why the start page could not be opened.
+#[derive(Debug, Clone)]
+pub(super) struct Unopened {
+    pub(super) reason: String,
+    /// Whether the browser or its driver failed, rather than the app.
+    pub(super) browser: bool,
+}
+
+impl Unopened {
+    fn browser(err: BrowserError) -> Self {
+        Unopened {
+            reason: err.to_string(),
+            browser: true,
+        }
+    }
+}
 
 /// What a trial needs and does not change.
 pub(super) struct Lab<'a> {
@@ -94,6 +117,8 @@ pub(super) struct Budgeted<'a> {
     pub(super) invalid: BTreeMap<usize, String>,
     /// Actions done before the first violation was seen, and when.
     pub(super) first_seen: Option<(usize, std::time::Duration)>,
+    /// The states the walks met and the moves they made in each.
+    pub(super) visits: super::walk::Visits,
 }
 
 impl<'a> Budgeted<'a> {
@@ -108,6 +133,7 @@ impl<'a> Budgeted<'a> {
             reason: None,
             invalid: BTreeMap::new(),
             first_seen: None,
+            visits: super::walk::Visits::default(),
         }
     }
 
@@ -140,6 +166,10 @@ impl<'a> Budgeted<'a> {
     /// The audit's wall time not yet spent.
     pub(super) fn time_left(&self) -> std::time::Duration {
         self.budget.time.saturating_sub(self.started.elapsed())
+    }
+
+    pub(super) fn coverage(&self) -> super::Coverage {
+        self.visits.coverage()
     }
 
     pub(super) fn stopped_by(&self) -> &'static str {
@@ -175,6 +205,8 @@ pub(super) struct Run {
     pub(super) done: usize,
     /// Why it stopped before its end, when it did.
     pub(super) failed: Option<String>,
+    /// Why the start page could not be opened, when it could not.
+    pub(super) unopened: Option<Unopened>,
     /// Every violation, in order (one per invariant: the first).
     pub(super) violations: Vec<Violation>,
     /// The extra check's violation, when it had one.
@@ -208,7 +240,8 @@ impl Lab<'_> {
         let probes = self.probes(extra, more);
         let executor = Executor::new(self.session, self.options, self.values);
         if let Err(err) = self.open(&executor).await {
-            run.failed = Some(err);
+            run.failed = Some(err.reason.clone());
+            run.unopened = Some(err);
             return run;
         }
         match self.session.observe(&probes).await {
@@ -314,13 +347,39 @@ impl Lab<'_> {
             .map_err(|e| e.to_string())
     }
 
-    pub(super) async fn open(&self, executor: &Executor<'_>) -> Result<(), String> {
-        self.session.reset().await.map_err(|e| e.to_string())?;
+    /// Opens the start page in a fresh session, then waits for the app to show something a
+    /// person can act on (see [`Lab::ready`]).
+    pub(super) async fn open(&self, executor: &Executor<'_>) -> Result<PageDigest, Unopened> {
+        self.session.reset().await.map_err(Unopened::browser)?;
         let start = crate::invariant::location_of(self.config.target.as_str());
         executor
             .open(SCENARIO, &start, 0)
             .await
-            .map_err(|failure| failure.to_string())
+            .map_err(|failure| Unopened {
+                browser: matches!(failure.cause, FailureCause::Browser(_)),
+                reason: failure.cause.to_string(),
+            })?;
+        self.ready(self.config.ready_timeout)
+            .await
+            .map_err(Unopened::browser)
+    }
+
+    /// The page once it shows a control, as a person waits for an app to render before acting;
+    /// as it is when none shows `within`. A document that goes meanwhile (an app that rewrites
+    /// its address by loading another) is waited for too.
+    pub(super) async fn ready(
+        &self,
+        within: std::time::Duration,
+    ) -> Result<PageDigest, BrowserError> {
+        let deadline = Instant::now() + within;
+        let mut last: Result<PageDigest, BrowserError>;
+        loop {
+            last = self.session.digest().await;
+            if last.as_ref().is_ok_and(|d| !d.controls.is_empty()) || Instant::now() >= deadline {
+                return last;
+            }
+            tokio::time::sleep(READY_POLL).await;
+        }
     }
 
     /// Carries out one action, refusing what the deny list keeps out of bounds.

@@ -457,6 +457,18 @@ fn kind_and_lookup(step: &StepKind) -> (ActionKind, Option<Lookup<'_>>) {
         }
         StepKind::Reload => (ActionKind::Reload, None),
         StepKind::Back => (ActionKind::Back, None),
+        StepKind::Forward => (ActionKind::Forward, None),
+        StepKind::Type { field, within, .. } => {
+            (ActionKind::Type, Some(named(field, within, Purpose::Fill)))
+        }
+        StepKind::Focus { name, within } => {
+            (ActionKind::Focus, Some(named(name, within, Purpose::Find)))
+        }
+        StepKind::Press {
+            field: Some(field),
+            within,
+            ..
+        } => (ActionKind::Press, Some(named(field, within, Purpose::Find))),
         StepKind::ByRole { verb, role, within } => by_role(*verb, role, within),
         StepKind::Press { .. } => (ActionKind::Press, None),
         StepKind::WaitFor { name, within } => {
@@ -478,7 +490,8 @@ fn set_fields(step: &StepKind, action: &mut Action) {
             FillValue::Account(key) => action.value_ref = Some(format!("account.{key}")),
         },
         StepKind::Select { option, .. } => action.value = Some(option.clone()),
-        StepKind::Press { key } => action.key = Some(key.clone()),
+        StepKind::Press { key, .. } => action.key = Some(key.clone()),
+        StepKind::Type { text, .. } => action.value = Some(text.clone()),
         StepKind::Use { fragment } => action.use_fragment = Some(fragment.clone()),
         StepKind::Expect(_) => action.target = Some(page_body()),
         StepKind::Click { .. }
@@ -488,6 +501,8 @@ fn set_fields(step: &StepKind, action: &mut Action) {
         | StepKind::DoubleClick { .. }
         | StepKind::Reload
         | StepKind::Back
+        | StepKind::Forward
+        | StepKind::Focus { .. }
         | StepKind::ByRole { .. }
         | StepKind::WaitFor { .. } => {}
     }

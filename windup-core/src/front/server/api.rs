@@ -467,7 +467,7 @@ fn budget(asked: Option<BudgetAsked>) -> Result<Budget, ApiError> {
         steps: at_least_one(asked.steps, "steps", defaults.steps)?,
         time,
         pages: at_least_one(asked.pages, "pages", defaults.pages)?,
-        walks: asked.walks.unwrap_or(defaults.walks),
+        walks: asked.walks.or(defaults.walks),
         walk_length: at_least_one(asked.walk_length, "walk_length", defaults.walk_length)?,
         shrink_runs: asked.shrink_runs.unwrap_or(defaults.shrink_runs),
     })

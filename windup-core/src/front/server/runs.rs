@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
-use crate::audit_run::AuditRun;
+use crate::audit_run::{AuditError, AuditRun};
 use crate::events::RunEvent;
 use crate::store::{AuditStore, NewRun, RunId, RunStatus, StoreError};
 
@@ -224,7 +224,8 @@ async fn turn(
     let handle = tokio::runtime::Handle::current();
     let ran = tokio::task::spawn_blocking(move || handle.block_on(audit.run())).await;
     let failure = match ran {
-        Ok(Ok(_)) => None,
+        // Told and stored as failed by the run itself.
+        Ok(Ok(_) | Err(AuditError::Unusable { .. })) => None,
         Ok(Err(err)) => Some(err.to_string()),
         Err(panic) => Some(format!("the audit ended abruptly: {panic}")),
     };

@@ -183,14 +183,16 @@ pub struct ActionFacts {
 
 impl ActionFacts {
     /// The action at `index` of `actions`, as a transition predicate reads it; `typed` gathers
-    /// the values of the fills and selections that lead up to it.
+    /// the values of the fills, selections and typed keys that lead up to it.
     pub fn at(actions: &[crate::plan::Action], index: usize) -> ActionFacts {
         use crate::plan::ActionKind;
         let action = &actions[index];
         let mut typed = Vec::new();
         for (at, earlier) in actions[..=index].iter().enumerate().rev() {
             match earlier.kind {
-                ActionKind::Fill | ActionKind::Select => typed.extend(earlier.value.clone()),
+                ActionKind::Fill | ActionKind::Select | ActionKind::Type => {
+                    typed.extend(earlier.value.clone())
+                }
                 _ if at == index => {}
                 _ => break,
             }

@@ -181,11 +181,18 @@ pub enum ActionKind {
     Reload,
     /// Goes back one page in the session's history.
     Back,
+    /// Types text into a field key by key after what it holds, without clearing it and
+    /// without sending it: text a person leaves pending.
+    Type,
+    /// Moves the focus to an element without clicking it.
+    Focus,
+    /// Goes forward one page in the session's history.
+    Forward,
 }
 
 impl ActionKind {
     /// Every action type, in the order the schema lists them.
-    pub const ALL: [ActionKind; 13] = [
+    pub const ALL: [ActionKind; 16] = [
         ActionKind::Goto,
         ActionKind::Click,
         ActionKind::Fill,
@@ -199,6 +206,9 @@ impl ActionKind {
         ActionKind::DoubleClick,
         ActionKind::Reload,
         ActionKind::Back,
+        ActionKind::Type,
+        ActionKind::Focus,
+        ActionKind::Forward,
     ];
 
     /// The name used in plans and messages.
@@ -217,6 +227,9 @@ impl ActionKind {
             ActionKind::DoubleClick => "double_click",
             ActionKind::Reload => "reload",
             ActionKind::Back => "back",
+            ActionKind::Type => "type",
+            ActionKind::Focus => "focus",
+            ActionKind::Forward => "forward",
         }
     }
 
@@ -232,6 +245,8 @@ impl ActionKind {
                 | ActionKind::WaitFor
                 | ActionKind::Hover
                 | ActionKind::DoubleClick
+                | ActionKind::Type
+                | ActionKind::Focus
         )
     }
 }

@@ -22,6 +22,7 @@ const KEY_NAMES: &[&str] = &[
     "End",
     "PageUp",
     "PageDown",
+    "Shift+Tab",
 ];
 
 /// The key names a `press` action may use, exactly as plans spell them.
@@ -175,13 +176,14 @@ fn takes(kind: ActionKind) -> Takes {
     };
     match kind {
         ActionKind::Goto => Takes { url: true, ..none },
-        ActionKind::Reload | ActionKind::Back => none,
+        ActionKind::Reload | ActionKind::Back | ActionKind::Forward => none,
         ActionKind::Click
         | ActionKind::Check
         | ActionKind::Uncheck
         | ActionKind::WaitFor
         | ActionKind::Hover
-        | ActionKind::DoubleClick => Takes {
+        | ActionKind::DoubleClick
+        | ActionKind::Focus => Takes {
             target: true,
             ..none
         },
@@ -191,7 +193,7 @@ fn takes(kind: ActionKind) -> Takes {
             value_ref: true,
             ..none
         },
-        ActionKind::Select => Takes {
+        ActionKind::Select | ActionKind::Type => Takes {
             target: true,
             value: true,
             ..none
@@ -263,6 +265,10 @@ fn check_kind_fields(action: &Action, problem: &mut impl FnMut(Rule, String)) {
         ActionKind::Select if action.value.is_none() => problem(
             Rule::SelectValue,
             "needs \"value\": the option to choose; add it".to_owned(),
+        ),
+        ActionKind::Type if action.value.as_deref().is_none_or(str::is_empty) => problem(
+            Rule::FillValue,
+            "needs \"value\": the text to type, at least one character; add it".to_owned(),
         ),
         ActionKind::Goto => check_goto_url(action.url.as_deref(), problem),
         ActionKind::Press => check_press_key(action.key.as_deref(), problem),

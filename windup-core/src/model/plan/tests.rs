@@ -585,7 +585,11 @@ fn element_actions_need_a_target() {
         let index = match plan.actions.iter().position(|a| a.kind == kind) {
             Some(index) => index,
             None => {
-                plan.actions.insert(1, action("h1", kind));
+                let mut added = action("h1", kind);
+                if kind == ActionKind::Type {
+                    added.value = Some("a".to_owned());
+                }
+                plan.actions.insert(1, added);
                 1
             }
         };

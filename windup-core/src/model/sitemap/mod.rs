@@ -216,6 +216,7 @@ pub fn action_words(kind: crate::plan::ActionKind, target: Option<&str>) -> Stri
         ActionKind::Goto => return "go to".to_owned(),
         ActionKind::Reload => return "reload".to_owned(),
         ActionKind::Back => return "go back".to_owned(),
+        ActionKind::Forward => return "go forward".to_owned(),
         kind => kind.as_str().replace('_', " "),
     };
     match target {

@@ -1,7 +1,8 @@
 //! The step language: explicit steps, one line each, parsed into typed steps.
 //!
 //! ```text
-//! go to PATH                          press KEY
+//! go to PATH                          press KEY [in "FIELD"]
+//! type "TEXT" into "FIELD" [in "C"]   focus "NAME" [in "CONTAINER"]
 //! click "NAME" [in "CONTAINER"]       wait for "NAME" [in "CONTAINER"]
 //! fill "FIELD" [in "C"] with "TEXT"   use FRAGMENT
 //! fill "FIELD" [in "C"] with account.KEY
@@ -9,7 +10,7 @@
 //! check "NAME" [in "CONTAINER"]       expect "FIELD" value "TEXT"
 //! uncheck "NAME" [in "CONTAINER"]     expect "NAME" visible | hidden
 //! hover "NAME" [in "CONTAINER"]     double-click "NAME" [in "CONTAINER"]
-//! reload                              go back
+//! reload                              go back | go forward
 //! hover "NAME" [in "CONTAINER"]       expect holds "PREDICATE" [since step N]
 //! click|check|uncheck|hover ROLE in "CONTAINER"   (a control with no name: `check checkbox in "Buy milk"`)
 //! ```
@@ -72,8 +73,28 @@ pub enum StepKind {
         name: String,
         within: Option<String>,
     },
-    /// `press KEY`, with KEY in the canonical spelling of [`crate::plan::key_names`].
-    Press { key: String },
+    /// `press KEY [in "FIELD" [in "CONTAINER"]]`, with KEY in the canonical spelling of
+    /// [`crate::plan::key_names`]: to the focused element, or to the field named (given the
+    /// focus first).
+    Press {
+        key: String,
+        field: Option<String>,
+        within: Option<String>,
+    },
+    /// `type "TEXT" into "FIELD" [in "CONTAINER"]`: keys typed one by one after what the field
+    /// holds, not sent: text a person leaves pending.
+    Type {
+        text: String,
+        field: String,
+        within: Option<String>,
+    },
+    /// `focus "NAME" [in "CONTAINER"]`: the focus moves to the element, without a click.
+    Focus {
+        name: String,
+        within: Option<String>,
+    },
+    /// `go forward`: the browser's forward button.
+    Forward,
     /// `wait for "NAME" [in "CONTAINER"]`
     WaitFor {
         name: String,
@@ -125,6 +146,9 @@ impl StepKind {
             StepKind::DoubleClick { .. } => "double-click",
             StepKind::Reload => "reload",
             StepKind::Back => "go back",
+            StepKind::Type { .. } => "type",
+            StepKind::Focus { .. } => "focus",
+            StepKind::Forward => "go forward",
             StepKind::ByRole { verb, .. } => verb.as_str(),
         }
     }
@@ -238,6 +262,9 @@ pub const VERBS: &[&str] = &[
     "double-click",
     "reload",
     "go back",
+    "go forward",
+    "type",
+    "focus",
 ];
 
 /// Checks that the `since step N` of a `holds` expectation names a step before step `before`

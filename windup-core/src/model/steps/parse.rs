@@ -10,7 +10,10 @@ const FILL: &str = r#"fill "FIELD" with "TEXT"` or `fill "FIELD" with account.KE
 const SELECT: &str = r#"select "OPTION" in "FIELD""#;
 const CHECK: &str = r#"check "NAME" [in "CONTAINER"]"#;
 const UNCHECK: &str = r#"uncheck "NAME" [in "CONTAINER"]"#;
-const PRESS: &str = "press KEY";
+const PRESS: &str = r#"press KEY [in "FIELD"]"#;
+const TYPE: &str = r#"type "TEXT" into "FIELD" [in "CONTAINER"]"#;
+const FOCUS: &str = r#"focus "NAME" [in "CONTAINER"]"#;
+const GO_FORWARD: &str = "go forward";
 const WAIT_FOR: &str = r#"wait for "NAME" [in "CONTAINER"]"#;
 const USE: &str = "use FRAGMENT";
 const HOVER: &str = r#"hover "NAME" [in "CONTAINER"]"#;
@@ -24,7 +27,6 @@ const VERB_SYNONYMS: &[(&str, &str)] = &[
     ("hit", "click"),
     ("push", "click"),
     ("follow", "click"),
-    ("type", "fill"),
     ("enter", "fill"),
     ("input", "fill"),
     ("write", "fill"),
@@ -133,8 +135,42 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
         }
         "press" => {
             let key = c.key()?;
+            let (field, within) = if c.at_keyword("in") {
+                c.next();
+                let field = c.quoted("field", "\"in\"", PRESS, false)?;
+                (Some(field), c.within(PRESS)?)
+            } else {
+                (None, None)
+            };
             c.finish(PRESS)?;
-            StepKind::Press { key }
+            StepKind::Press { key, field, within }
+        }
+        "type" => {
+            let column = c.column();
+            let text = c.quoted("text", "\"type\"", TYPE, true)?;
+            if text.is_empty() {
+                return Err(StepError::new(
+                    column,
+                    "nothing to type",
+                    "give at least one character (a space counts); to empty a field, write \
+                     `fill \"FIELD\" with \"\"`",
+                ));
+            }
+            c.keyword("into", "the text", TYPE)?;
+            let field = c.quoted("field", "\"into\"", TYPE, false)?;
+            let within = c.within(TYPE)?;
+            c.finish(TYPE)?;
+            StepKind::Type {
+                text,
+                field,
+                within,
+            }
+        }
+        "focus" => {
+            let name = c.quoted("name", "\"focus\"", FOCUS, false)?;
+            let within = c.within(FOCUS)?;
+            c.finish(FOCUS)?;
+            StepKind::Focus { name, within }
         }
         "wait" => {
             c.keyword("for", "\"wait\"", WAIT_FOR)?;
@@ -162,6 +198,11 @@ fn browser_button(c: &mut Cursor, verb: &str) -> Result<Option<StepKind>, StepEr
             c.next();
             c.finish(GO_BACK)?;
             StepKind::Back
+        }
+        "go" if c.at_keyword("forward") => {
+            c.next();
+            c.finish(GO_FORWARD)?;
+            StepKind::Forward
         }
         "reload" => {
             c.finish(RELOAD)?;

@@ -99,14 +99,63 @@ fn every_step_form_parses() {
                 within: within("Footer"),
             },
         ),
-        ("press Enter", StepKind::Press { key: s("Enter") }),
+        (
+            "press Enter",
+            StepKind::Press {
+                key: s("Enter"),
+                field: None,
+                within: None,
+            },
+        ),
         (
             "press arrowdown",
             StepKind::Press {
                 key: s("ArrowDown"),
+                field: None,
+                within: None,
             },
         ),
-        (r#"press "Tab""#, StepKind::Press { key: s("Tab") }),
+        (
+            r#"press Escape in "New todo""#,
+            StepKind::Press {
+                key: s("Escape"),
+                field: s("New todo").into(),
+                within: None,
+            },
+        ),
+        (
+            r#"press shift+tab in "Title" in "Row 2""#,
+            StepKind::Press {
+                key: s("Shift+Tab"),
+                field: s("Title").into(),
+                within: within("Row 2"),
+            },
+        ),
+        (
+            r#"type " a" into "New todo""#,
+            StepKind::Type {
+                text: s(" a"),
+                field: s("New todo"),
+                within: None,
+            },
+        ),
+        (
+            r#"focus "Search" in "Header""#,
+            StepKind::Focus {
+                name: s("Search"),
+                within: within("Header"),
+            },
+        ),
+        ("go forward", StepKind::Forward),
+        ("Go Forward", StepKind::Forward),
+        (
+            r#"press "Tab""#,
+            StepKind::Press {
+                key: s("Tab"),
+                field: None,
+                within: None,
+            },
+        ),
         (
             r#"wait for "Order confirmed""#,
             StepKind::WaitFor {
@@ -190,7 +239,14 @@ fn verbs_and_keywords_are_case_insensitive_and_spacing_is_free() {
                 value: FillValue::Account(s("email")),
             },
         ),
-        ("PRESS escape", StepKind::Press { key: s("Escape") }),
+        (
+            "PRESS escape",
+            StepKind::Press {
+                key: s("Escape"),
+                field: None,
+                within: None,
+            },
+        ),
         (
             "Wait For \"Done\"",
             StepKind::WaitFor {

@@ -67,15 +67,25 @@ pub fn lines(event: &RunEvent) -> Vec<Line> {
     }
 }
 
-/// `budget: 180 s, 2000 actions, 24 pages, 6 walks of 12 actions, 8 shrink runs`.
+/// `budget: 180 s, 2000 actions, 24 pages, walks of 24 actions until it is spent, 8 shrink
+/// runs` (or `6 walks of 24 actions`).
 pub fn budget_line(budget: &Budget) -> String {
+    let walks = match budget.walks {
+        Some(walks) => format!(
+            "{} of {}",
+            count(walks, "walk"),
+            count(budget.walk_length, "action")
+        ),
+        None => format!(
+            "walks of {} until it is spent",
+            count(budget.walk_length, "action")
+        ),
+    };
     format!(
-        "budget: {}, {}, {}, {} of {}, {}",
+        "budget: {}, {}, {}, {walks}, {}",
         seconds(budget.time),
         count(budget.steps, "action"),
         count(budget.pages, "page"),
-        count(budget.walks, "walk"),
-        count(budget.walk_length, "action"),
         count(budget.shrink_runs, "shrink run"),
     )
 }
@@ -101,6 +111,18 @@ pub fn summary(finished: &AuditFinished) -> Vec<Line> {
     if let Some(reason) = &outcome.stop_reason {
         out.push(Line::new(Tone::Plain, format!("  {reason}")));
     }
+    out.push(Line::new(
+        Tone::Plain,
+        format!(
+            "  used {} of {} and {} of {}; the walks met {} and made {} in them",
+            runtime(outcome.runtime),
+            seconds(outcome.budget.time),
+            outcome.actions,
+            count(outcome.budget.steps, "action"),
+            count(outcome.coverage.states, "distinct state"),
+            count(outcome.coverage.moves, "distinct move"),
+        ),
+    ));
     if outcome.model_calls > 0 {
         out.push(Line::new(
             Tone::Plain,
@@ -285,7 +307,7 @@ fn budget_of(json: &str) -> Option<Budget> {
         steps: number("steps")?,
         time: Duration::from_millis(value.get("time")?.as_u64()?),
         pages: number("pages")?,
-        walks: number("walks")?,
+        walks: number("walks"),
         walk_length: number("walk_length")?,
         shrink_runs: number("shrink_runs")?,
     })

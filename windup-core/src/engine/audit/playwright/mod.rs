@@ -256,6 +256,9 @@ fn act(action: &Action, context: &SpecContext<'_>) -> Result<String, String> {
         ActionKind::WaitFor => format!("await expect({}).toBeVisible();", element()?),
         ActionKind::Reload => "await page.reload();".to_owned(),
         ActionKind::Back => "await page.goBack();".to_owned(),
+        ActionKind::Forward => "await page.goForward();".to_owned(),
+        ActionKind::Type => format!("await {}.pressSequentially({});", element()?, value()?),
+        ActionKind::Focus => format!("await {}.focus();", element()?),
         ActionKind::Use => return Err("a fragment has no Playwright form".to_owned()),
     })
 }

@@ -173,6 +173,9 @@ fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
             model_usd: 0.0,
             stopped_by: "steps".to_owned(),
             stop_reason: None,
+            budget: Default::default(),
+            coverage: Default::default(),
+            unusable: None,
             runtime: Duration::from_millis(20_140),
             seen: Default::default(),
         },
@@ -186,14 +189,17 @@ fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
 fn a_budget_in_one_line() {
     assert_eq!(
         budget_line(&Budget::default()),
-        "budget: 180 s, 2000 actions, 24 pages, 6 walks of 12 actions, 8 shrink runs"
+        "budget: 180 s, 2000 actions, 24 pages, walks of 24 actions until it is spent, 8 shrink \
+         runs"
     );
     let odd = Budget {
         time: Duration::from_millis(1_500),
         steps: 1,
+        walks: Some(6),
         ..Budget::default()
     };
     assert!(budget_line(&odd).starts_with("budget: 1.5 s, 1 action, "));
+    assert!(budget_line(&odd).contains(", 6 walks of 24 actions, "));
 }
 
 #[test]

@@ -1,0 +1,603 @@
+//! A person's moves. At every step of a walk, every move a person could make on what the page
+//! shows now — focus a field, type a few keys and leave them, press Enter, Escape, Tab or
+//! Backspace in the focused element, click, double-click or hover anything that listens, click a
+//! link, click the background, go back, forward, reload — each with a weight for how often a
+//! person does it; and, with the coverage strategy, weighted again toward what the run has not
+//! tried yet in a state like this one. Every move is plan actions, so it shrinks, replays and
+//! becomes a regression step.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+
+use crate::browser::{Control, PageDigest};
+use crate::invariant::location_of;
+use crate::plan::Action;
+
+use super::moves::{self, Value};
+use super::rng::Rng;
+use super::{AuditConfig, Strategy};
+
+/// A move a person could make now: what kind of move on what (the same on every page of this
+/// state, for coverage), how often a person makes it, and its actions.
+#[derive(Debug, Clone)]
+pub(super) struct Move {
+    pub(super) key: String,
+    pub(super) weight: f64,
+    pub(super) actions: Vec<Action>,
+}
+
+/// Where the walk has been, for the moves of the browser's own buttons.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct History {
+    /// The walk has left its first location, so back stays in the app.
+    pub(super) went: bool,
+    /// The last move that changed the history was back, so forward has somewhere to go.
+    pub(super) came_back: bool,
+}
+
+/// Short texts a person types: words, a space alone, a number.
+const WORDS: [&str; 8] = ["a", "milk", "Tea time", "x", " ", "42", "ab", "Ok"];
+
+/// Single keys typed one at a time into the focused field.
+const LETTERS: [&str; 5] = ["a", "b", "e", " ", "1"];
+
+/// How much more a person uses what has just appeared (the checkbox of the item just added, the
+/// button that shows once something is ticked) than what was there before.
+const NEW_ON_THE_PAGE: f64 = 3.0;
+
+/// What a page shows a person can act on, by [`what`] each is: to tell what has just appeared.
+pub(super) fn shown(digest: &PageDigest) -> HashSet<String> {
+    digest
+        .controls
+        .iter()
+        .chain(&digest.actables)
+        .map(what)
+        .collect()
+}
+
+/// Every move a person could make on `digest`, with its weight before coverage; what is not in
+/// `before` (what the page showed before the last move) weighs more.
+pub(super) fn moves(
+    config: &AuditConfig,
+    digest: &PageDigest,
+    before: Option<&HashSet<String>>,
+    rng: &mut Rng,
+    marker: &str,
+    history: History,
+) -> Vec<Move> {
+    let deny = &config.deny;
+    let usable = |c: &&Control| {
+        c.enabled
+            && !c.off_origin
+            && !deny.denies_name(c.called())
+            && c.href
+                .as_deref()
+                .is_none_or(|h| !deny.denies_location(&location_of(h)))
+    };
+    let mut out = Moves::default();
+    let fresh = |c: &Control| before.is_some_and(|b| !b.contains(&what(c)));
+    for control in digest.controls.iter().filter(usable) {
+        let from = out.0.len();
+        control_moves(config, control, rng, marker, &mut out);
+        if fresh(control) {
+            out.weigh_since(from, NEW_ON_THE_PAGE);
+        }
+    }
+    for element in digest.actables.iter().filter(usable) {
+        let from = out.0.len();
+        actable_moves(element, &mut out);
+        if fresh(element) {
+            out.weigh_since(from, NEW_ON_THE_PAGE);
+        }
+    }
+    let focused = digest
+        .controls
+        .iter()
+        .chain(&digest.actables)
+        .find(|c| c.focused);
+    match focused {
+        Some(control) if usable(&control) => key_moves(Some(control), rng, &mut out),
+        Some(_) => {}
+        None if digest.focused.is_some() => key_moves(None, rng, &mut out),
+        None => {}
+    }
+    if let Some(background) = &digest.background {
+        let weight = if digest.focused.is_some() { 1.0 } else { 0.2 };
+        out.add("click background", weight, vec![moves::click(background)]);
+    }
+    if history.went {
+        out.add("back", 0.8, vec![moves::back()]);
+    }
+    if history.came_back {
+        out.add("forward", 0.6, vec![moves::forward()]);
+    }
+    out.add("reload", 0.5, vec![moves::reload()]);
+    out.0
+}
+
+#[derive(Default)]
+struct Moves(Vec<Move>);
+
+impl Moves {
+    /// Multiplies the weights of the moves added since `from`.
+    fn weigh_since(&mut self, from: usize, by: f64) {
+        for added in &mut self.0[from..] {
+            added.weight *= by;
+        }
+    }
+
+    fn add(&mut self, key: impl Into<String>, weight: f64, actions: Vec<Action>) {
+        self.0.push(Move {
+            key: key.into(),
+            weight,
+            actions,
+        });
+    }
+}
+
+/// What a move on this control is called in coverage: its kind and what a person calls it;
+/// rows of a list (elements beyond controls, named by their text) by what they are.
+fn what(control: &Control) -> String {
+    format!("{} {:?}", control.tag, control.called())
+}
+
+fn control_moves(
+    config: &AuditConfig,
+    control: &Control,
+    rng: &mut Rng,
+    marker: &str,
+    out: &mut Moves,
+) {
+    let it = what(control);
+    if let Some(href) = &control.href {
+        out.add(format!("click {it}"), 3.0, vec![moves::click(control)]);
+        out.add(format!("goto {it}"), 0.3, vec![moves::goto(href)]);
+        return;
+    }
+    if control.is_toggle() {
+        out.add(format!("toggle {it}"), 3.0, vec![moves::toggle(control)]);
+        return;
+    }
+    if control.tag == "select" {
+        if let Some(option) = rng.pick(&control.options) {
+            out.add(
+                format!("select {it}"),
+                2.0,
+                vec![moves::select(control, option)],
+            );
+        }
+        return;
+    }
+    if control.is_text_field() {
+        text_field_moves(config, control, rng, marker, out);
+        return;
+    }
+    out.add(format!("click {it}"), 3.0, vec![moves::click(control)]);
+    let double = if control.listens.iter().any(|l| l == "dblclick") {
+        1.5
+    } else {
+        0.2
+    };
+    out.add(
+        format!("double-click {it}"),
+        double,
+        vec![moves::double_click(control)],
+    );
+    if control.listens.iter().any(|l| l == "hover") || control.reveals {
+        out.add(format!("hover {it}"), 1.0, vec![moves::hover(control)]);
+    }
+}
+
+fn text_field_moves(
+    config: &AuditConfig,
+    control: &Control,
+    rng: &mut Rng,
+    marker: &str,
+    out: &mut Moves,
+) {
+    let it = what(control);
+    if !control.focused {
+        out.add(format!("focus {it}"), 0.6, vec![moves::focus(control)]);
+    }
+    let mut words: Vec<String> = WORDS.iter().map(|w| (*w).to_owned()).collect();
+    if let Some(Value::Text(usual)) = moves::usual(control, config, false) {
+        words.push(usual);
+    }
+    if let Some(word) = rng.pick(&words) {
+        out.add(
+            format!("type {it}"),
+            2.5,
+            vec![moves::type_text(control, word)],
+        );
+    }
+    // Filled and sent at once: a value a person would give, or a hostile one.
+    let standalone = control.form.is_none();
+    let sent = |value: String| {
+        let mut actions = vec![moves::fill(control, &Value::Text(value))];
+        if standalone {
+            actions.push(moves::press(Some(control), "Enter"));
+        }
+        actions
+    };
+    if let Some(Value::Text(usual)) = moves::usual(control, config, false) {
+        out.add(format!("fill {it}"), 1.2, sent(usual));
+    }
+    let hostile: Vec<String> = moves::hostile(control, marker)
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect();
+    if let Some(value) = rng.pick(&hostile) {
+        out.add(format!("fill hostile {it}"), 0.8, sent(value.clone()));
+    }
+    if control.empty == Some(false) {
+        out.add(
+            format!("clear {it}"),
+            0.5,
+            vec![moves::fill(control, &Value::Text(String::new()))],
+        );
+    }
+}
+
+/// Moves on an element beyond the controls: what it listens for.
+fn actable_moves(element: &Control, out: &mut Moves) {
+    let kind = format!("{} {}", element.tag, element.listens.join("+"));
+    let listens = |what: &str| element.listens.iter().any(|l| l == what);
+    if listens("click") {
+        out.add(format!("click {kind}"), 2.5, vec![moves::click(element)]);
+    }
+    if listens("dblclick") {
+        out.add(
+            format!("double-click {kind}"),
+            2.5,
+            vec![moves::double_click(element)],
+        );
+    }
+    if element.reveals || listens("hover") {
+        out.add(format!("hover {kind}"), 2.0, vec![moves::hover(element)]);
+    }
+}
+
+/// Keys pressed in the element that has the focus (by name when the walk knows it, so that a
+/// replay presses them in the same place).
+fn key_moves(focused: Option<&Control>, rng: &mut Rng, out: &mut Moves) {
+    let typing = focused.is_some_and(Control::is_text_field);
+    let empty = focused.and_then(|c| c.empty).unwrap_or(true);
+    let at = focused.map(what).unwrap_or_else(|| "focus".to_owned());
+    let keys: &[(&str, f64)] = if typing {
+        &[
+            ("Enter", if empty { 1.0 } else { 2.5 }),
+            ("Escape", 1.5),
+            ("Backspace", if empty { 0.2 } else { 1.0 }),
+            ("Tab", 0.7),
+            ("Shift+Tab", 0.3),
+            ("Delete", 0.2),
+            ("ArrowLeft", 0.2),
+            ("ArrowRight", 0.2),
+        ]
+    } else {
+        &[
+            ("Enter", 1.0),
+            ("Space", 0.6),
+            ("Escape", 1.0),
+            ("Tab", 0.5),
+            ("Shift+Tab", 0.2),
+            ("ArrowDown", 0.2),
+            ("ArrowUp", 0.2),
+        ]
+    };
+    for (key, weight) in keys {
+        out.add(
+            format!("press {key} in {at}"),
+            *weight,
+            vec![moves::press(focused, key)],
+        );
+    }
+    if let (true, Some(field), Some(letter)) = (typing, focused, rng.pick(&LETTERS)) {
+        out.add(
+            format!("type a key in {at}"),
+            2.0,
+            vec![moves::type_text(field, letter)],
+        );
+    }
+}
+
+/// A state as coverage counts it: the location (path, query and fragment) and the set of what a
+/// person can act on there, with each control's state (checked, empty, focused). Rows of a list
+/// count by kind, so a list one longer is the same state.
+pub(super) fn state_of(digest: &PageDigest) -> u64 {
+    let mut parts = BTreeSet::new();
+    for control in &digest.controls {
+        parts.insert(format!(
+            "{} {:?} {:?} {:?} {}",
+            control.tag,
+            control.called(),
+            control.checked,
+            control.empty,
+            control.focused
+        ));
+    }
+    for element in &digest.actables {
+        parts.insert(format!(
+            "{} {} {} {}",
+            element.tag,
+            element.listens.join("+"),
+            element.reveals,
+            element.focused
+        ));
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    location_of(&digest.url).hash(&mut hasher);
+    parts.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// What the run has met and tried: the states, and how often each move was made in each.
+#[derive(Debug, Default)]
+pub(super) struct Visits {
+    states: HashSet<u64>,
+    tried: HashMap<(u64, String), u32>,
+}
+
+impl Visits {
+    pub(super) fn saw(&mut self, state: u64) {
+        self.states.insert(state);
+    }
+
+    pub(super) fn made(&mut self, state: u64, key: &str) {
+        *self.tried.entry((state, key.to_owned())).or_default() += 1;
+    }
+
+    fn times(&self, state: u64, key: &str) -> u32 {
+        self.tried
+            .get(&(state, key.to_owned()))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub(super) fn coverage(&self) -> super::Coverage {
+        super::Coverage {
+            states: self.states.len(),
+            moves: self.tried.len(),
+        }
+    }
+
+    /// The move to make: by the weights alone (uniform over what a person does), or, for
+    /// coverage, each weight times how new the move is in this state — a move never made here
+    /// four times as likely, one made `n` times `1/(n+1)` as likely.
+    pub(super) fn choose(
+        &self,
+        strategy: Strategy,
+        state: u64,
+        moves: &[Move],
+        rng: &mut Rng,
+    ) -> Option<usize> {
+        let weights: Vec<f64> = moves
+            .iter()
+            .map(|m| match strategy {
+                Strategy::Uniform => m.weight,
+                Strategy::Coverage => match self.times(state, &m.key) {
+                    0 => m.weight * 4.0,
+                    n => m.weight / f64::from(n + 1),
+                },
+            })
+            .collect();
+        rng.weighted(&weights)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::ActionKind;
+
+    fn control(tag: &str, name: &str) -> Control {
+        Control {
+            tag: tag.to_owned(),
+            role: None,
+            name: Some(name.to_owned()),
+            label: None,
+            input_type: None,
+            field: None,
+            selector: format!("#{}", name.replace(' ', "-")),
+            enabled: true,
+            href: None,
+            off_origin: false,
+            form: None,
+            submits: false,
+            checked: None,
+            options: Vec::new(),
+            min: None,
+            max: None,
+            required: false,
+            listens: Vec::new(),
+            focused: false,
+            empty: None,
+            reveals: false,
+        }
+    }
+
+    fn digest(controls: Vec<Control>, actables: Vec<Control>) -> PageDigest {
+        PageDigest {
+            url: "http://127.0.0.1/#/".to_owned(),
+            title: String::new(),
+            controls,
+            forms: Vec::new(),
+            actables,
+            background: None,
+            focused: None,
+        }
+    }
+
+    fn config() -> AuditConfig {
+        AuditConfig {
+            target: "http://127.0.0.1/".parse().expect("a url"),
+            seed: 1,
+            budget: super::super::Budget::default(),
+            strategy: Strategy::Coverage,
+            invariants: Vec::new(),
+            inputs: Vec::new(),
+            login: None,
+            deny: super::super::Deny::default(),
+            allowed_origins: Vec::new(),
+            artifacts_dir: std::path::PathBuf::new(),
+            action_timeout: std::time::Duration::from_secs(1),
+            ready_timeout: std::time::Duration::from_secs(1),
+            frames: None,
+        }
+    }
+
+    fn kinds(moves: &[Move]) -> std::collections::HashSet<ActionKind> {
+        moves
+            .iter()
+            .flat_map(|m| m.actions.iter().map(|a| a.kind))
+            .collect()
+    }
+
+    #[test]
+    fn a_focused_field_offers_keys_typing_and_leaving_it() {
+        let mut field = control("input", "New todo");
+        field.focused = true;
+        field.empty = Some(false);
+        let mut page = digest(vec![field], Vec::new());
+        page.focused = Some("#New-todo".to_owned());
+        page.background = Some(control("h1", "todos"));
+        let history = History {
+            went: true,
+            came_back: true,
+        };
+        let moves = moves(&config(), &page, None, &mut Rng::new(1), "m", history);
+        let kinds = kinds(&moves);
+        for kind in [
+            ActionKind::Type,
+            ActionKind::Fill,
+            ActionKind::Press,
+            ActionKind::Click,
+            ActionKind::Back,
+            ActionKind::Forward,
+            ActionKind::Reload,
+        ] {
+            assert!(kinds.contains(&kind), "{kind} in {moves:#?}");
+        }
+        let escape = moves
+            .iter()
+            .find(|m| m.key.starts_with("press Escape"))
+            .expect("Escape is offered");
+        let target = escape.actions[0]
+            .target
+            .as_ref()
+            .expect("pressed in the field");
+        assert_eq!(target.selector, "#New-todo");
+        assert!(
+            !moves.iter().any(|m| m.key.starts_with("focus ")),
+            "a focused field is not focused again"
+        );
+    }
+
+    #[test]
+    fn what_listens_is_clicked_double_clicked_or_hovered_as_it_listens() {
+        let mut label = control("label", "Buy milk");
+        label.listens = vec!["dblclick".to_owned()];
+        let mut row = control("li", "Walk the dog");
+        row.reveals = true;
+        let moves = moves(
+            &config(),
+            &digest(vec![control("button", "Add")], vec![label, row]),
+            None,
+            &mut Rng::new(1),
+            "m",
+            History::default(),
+        );
+        let keys: Vec<&str> = moves.iter().map(|m| m.key.as_str()).collect();
+        assert!(keys.contains(&"double-click label dblclick"), "{keys:?}");
+        assert!(keys.contains(&"hover li "), "{keys:?}");
+        assert!(!keys.contains(&"click label dblclick"), "{keys:?}");
+        assert!(!keys.iter().any(|k| k.starts_with("back")), "{keys:?}");
+    }
+
+    #[test]
+    fn coverage_leans_toward_moves_not_made_in_this_state() {
+        let page = digest(
+            vec![control("button", "One"), control("button", "Two")],
+            Vec::new(),
+        );
+        let moves: Vec<Move> = moves(
+            &config(),
+            &page,
+            None,
+            &mut Rng::new(1),
+            "m",
+            History::default(),
+        )
+        .into_iter()
+        .filter(|m| m.key.starts_with("click"))
+        .collect();
+        let state = state_of(&page);
+        let mut visits = Visits::default();
+        for _ in 0..20 {
+            visits.made(state, &moves[0].key);
+        }
+        let mut rng = Rng::new(9);
+        let second = (0..1000)
+            .filter(|_| visits.choose(Strategy::Coverage, state, &moves, &mut rng) == Some(1))
+            .count();
+        assert!(
+            second > 950,
+            "the untried move is chosen {second} times in 1000"
+        );
+        let uniform = (0..1000)
+            .filter(|_| visits.choose(Strategy::Uniform, state, &moves, &mut rng) == Some(1))
+            .count();
+        assert!((400..600).contains(&uniform), "{uniform}");
+    }
+
+    #[test]
+    fn what_has_just_appeared_weighs_more() {
+        let before_page = digest(vec![control("button", "Add")], Vec::new());
+        let after_page = digest(
+            vec![
+                control("button", "Add"),
+                control("button", "Clear completed"),
+            ],
+            Vec::new(),
+        );
+        let before = shown(&before_page);
+        let moves = moves(
+            &config(),
+            &after_page,
+            Some(&before),
+            &mut Rng::new(1),
+            "m",
+            History::default(),
+        );
+        let weight = |key: &str| {
+            moves
+                .iter()
+                .find(|m| m.key == key)
+                .map(|m| m.weight)
+                .expect(key)
+        };
+        assert_eq!(
+            weight("click button \"Clear completed\""),
+            weight("click button \"Add\"") * NEW_ON_THE_PAGE
+        );
+    }
+
+    #[test]
+    fn a_longer_list_is_the_same_state_and_a_ticked_box_another() {
+        let row = |name: &str| {
+            let mut row = control("li", name);
+            row.listens = vec!["click".to_owned()];
+            row
+        };
+        let boxed = |checked: bool| {
+            let mut toggle = control("input", "Done");
+            toggle.checked = Some(checked);
+            toggle
+        };
+        let one = digest(vec![boxed(false)], vec![row("a")]);
+        let two = digest(vec![boxed(false)], vec![row("a"), row("b")]);
+        let ticked = digest(vec![boxed(true)], vec![row("a")]);
+        assert_eq!(state_of(&one), state_of(&two));
+        assert_ne!(state_of(&one), state_of(&ticked));
+    }
+}
