@@ -411,6 +411,17 @@ fn audit_arguments_are_checked_before_anything_runs() {
         out.contains("--walks <N>") && out.contains("--walk-length <N>"),
         "{out}"
     );
+    assert!(out.contains("--strategy <STRATEGY>"), "{out}");
+    let strategy = windup_in(
+        dir,
+        &["audit", "--strategy", "greedy", "http://127.0.0.1:9/"],
+    );
+    let out = text(&strategy);
+    assert_eq!(strategy.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("use coverage (the default) or uniform"),
+        "{out}"
+    );
     for flag in ["--walks", "--walk-length"] {
         let zero = windup_in(dir, &["audit", flag, "0", "http://127.0.0.1:9/"]);
         let out = text(&zero);
@@ -459,6 +470,28 @@ fn audit_arguments_are_checked_before_anything_runs() {
     assert!(out.contains("invariants/cart.yaml:5:"), "{out}");
     assert!(out.contains("invariants/typo.yaml:3:5: "), "{out}");
     assert!(out.contains("unknown field `statment`"), "{out}");
+}
+
+#[test]
+fn an_audit_of_an_app_it_cannot_reach_fails_with_the_reason_and_keeps_the_run() {
+    let project = common::Project::with(&[]);
+    let dir = project.root();
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{closed}/");
+    let out = windup_in(dir, &["audit", &url, "--time", "60s"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("error: the audit could not use the app"),
+        "{said}"
+    );
+    assert!(said.contains("could not be opened"), "{said}");
+    assert!(!said.contains("0 findings"), "{said}");
+    let listed = text(&windup_in(dir, &["audits"]));
+    assert!(listed.contains("failed"), "{listed}");
 }
 
 #[test]

@@ -745,19 +745,7 @@ impl<'a> Executor<'a> {
                     }
                 }
             }
-            ActionKind::Press => {
-                let name = required(&action.key, "key")?;
-                let key = Key::named(name).ok_or_else(|| {
-                    FailureCause::Refused(format!("{name:?} is not a key Windup can press"))
-                })?;
-                match &action.target {
-                    Some(_) => {
-                        let element = gated(GateMode::Visible).await?;
-                        browser(self.session.press_in(&element, key).await)?;
-                    }
-                    None => browser(self.session.press(key).await)?,
-                }
-            }
+            ActionKind::Press => self.press(action, deadline, started).await?,
             ActionKind::Type => {
                 let text = required(&action.value, "value")?;
                 let element = gated(GateMode::Fill).await?;
@@ -790,6 +778,30 @@ impl<'a> Executor<'a> {
             ActionKind::Use => self.use_fragment(scenario, action).await?,
         }
         Ok(())
+    }
+
+    /// Presses the action's key in its target (given the focus first), or in whatever has the
+    /// focus.
+    async fn press(
+        &self,
+        action: &Action,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<(), FailureCause> {
+        let name = required(&action.key, "key")?;
+        let key = Key::named(name).ok_or_else(|| {
+            FailureCause::Refused(format!("{name:?} is not a key Windup can press"))
+        })?;
+        let pressed = match &action.target {
+            Some(_) => {
+                let element = self
+                    .gate(action, GateMode::Visible, deadline, started)
+                    .await?;
+                self.session.press_in(&element, key).await
+            }
+            None => self.session.press(key).await,
+        };
+        pressed.map_err(FailureCause::Browser)
     }
 
     async fn select(

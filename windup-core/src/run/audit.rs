@@ -244,25 +244,7 @@ impl AuditRun {
         };
         // Each run's pictures apart, so that one run's never overwrite another's.
         self.config.artifacts_dir = run_artifacts(&self.settings, &run_id);
-        let teller = Teller {
-            run_id,
-            events: Events::new(std::mem::take(&mut self.reporters)),
-            store: Mutex::new(store),
-            emit: self.emit_dir.clone(),
-            scenarios: self.settings.scenarios_dir.clone(),
-            account: self.account.clone(),
-            account_keys: self
-                .account
-                .as_ref()
-                .and_then(|name| self.settings.accounts.get(name))
-                .cloned()
-                .unwrap_or_default(),
-            start: crate::invariant::location_of(self.config.target.as_str()),
-            base_url: self.config.target.origin().ascii_serialization(),
-            note: format!("run {run_id}, seed {}", self.config.seed),
-            tests: Mutex::new(Vec::new()),
-            failures: Mutex::new(Vec::new()),
-        };
+        let teller = self.teller(run_id, store);
         teller.tell(RunEvent::AuditStarted {
             run_id: run_id.to_string(),
             target: self.config.target.to_string(),
@@ -305,6 +287,29 @@ impl AuditRun {
             tests: teller.tests.into_inner().unwrap_or_else(|p| p.into_inner()),
             store: self.store,
         })
+    }
+
+    /// The watcher that tells the run's events and writes its tests.
+    fn teller(&mut self, run_id: RunId, store: AuditStore) -> Teller {
+        Teller {
+            run_id,
+            events: Events::new(std::mem::take(&mut self.reporters)),
+            store: Mutex::new(store),
+            emit: self.emit_dir.clone(),
+            scenarios: self.settings.scenarios_dir.clone(),
+            account: self.account.clone(),
+            account_keys: self
+                .account
+                .as_ref()
+                .and_then(|name| self.settings.accounts.get(name))
+                .cloned()
+                .unwrap_or_default(),
+            start: crate::invariant::location_of(self.config.target.as_str()),
+            base_url: self.config.target.origin().ascii_serialization(),
+            note: format!("run {run_id}, seed {}", self.config.seed),
+            tests: Mutex::new(Vec::new()),
+            failures: Mutex::new(Vec::new()),
+        }
     }
 
     /// The audit's model, when it is asked for: `[llm]`'s client, the project's prices, and

@@ -547,87 +547,24 @@ fn growth(actions: &[Action], run: &Run, measured: &[String]) -> Vec<Growth> {
 
 /// One seeded walk from the start page in a fresh session: at every step a move chosen among
 /// what a person could do on the page as it is now (see [`super::walk`]), every invariant
-/// checked after each of its actions.
-async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judged: &mut Judged) {
-    let mut rng = Rng::fork(lab.config.seed, walk as u64 + 1);
-    let executor = Executor::new(lab.session, lab.options, lab.values);
-    let probes = lab.probes(None, &[]);
-    let mut run = Run::default();
-    let Ok(mut digest) = lab.open(&executor).await else {
+/// checked after each of its actions, every violation judged at once.
+async fn random_walk(lab: &Lab<'_>, number: usize, spend: &mut Budgeted<'_>, judged: &mut Judged) {
+    let Some(mut walk) = Walk::start(lab, number, spend).await else {
         return;
     };
-    let Ok(start) = lab.session.observe(&probes).await else {
-        return;
-    };
-    run.pages.push(start);
-    spend.attacks += 1;
-    let label = format!("walk {} (seed {})", walk + 1, lab.config.seed);
-    let first = location_of(&digest.url);
-    let mut history = walk::History::default();
-    let mut before = None;
-    let mut actions: Vec<Action> = Vec::new();
-    let length = spend.budget().walk_length;
-    while actions.len() < length {
-        if spend.exhausted() {
-            break;
-        }
-        let on_target =
-            url::Url::parse(&digest.url).is_ok_and(|u| u.origin() == lab.config.target.origin());
-        if !on_target {
-            break;
-        }
-        let marker = format!("r{walk}x{}", actions.len());
-        let state = walk::state_of(&digest);
-        spend.visits.saw(state);
-        let offered = walk::moves(
-            lab.config,
-            &digest,
-            before.as_ref(),
-            &mut rng,
-            &marker,
-            history,
-        );
-        let Some(chosen) = spend
-            .visits
-            .choose(lab.config.strategy, state, &offered, &mut rng)
-        else {
+    while walk.actions.len() < walk.length && !spend.exhausted() && walk.on_target(lab) {
+        let Some(chosen) = walk.choose(lab, spend) else {
             break;
         };
-        let chosen = &offered[chosen];
-        spend.visits.made(state, &chosen.key);
-        let seen_before = run.violations.len();
-        let mut stopped = false;
-        for mut action in chosen.actions.iter().cloned() {
-            action.id = format!("a{}", actions.len() + 1);
-            actions.push(action);
-            let index = actions.len() - 1;
-            spend.actions += 1;
-            if lab
-                .step(&executor, &actions[index], index, length)
-                .await
-                .is_err()
-            {
-                // A move the page would not take (not actionable in time) did nothing: the walk
-                // goes on without it.
-                actions.pop();
-                break;
-            }
-            let Ok(page) = lab.settled(&probes).await else {
-                stopped = true;
-                break;
-            };
-            lab.check(&mut run, &actions, index, &page, spend);
-            lab.tell_action(&label, &actions[index]).await;
-            run.pages.push(page);
-            history = moved(history, &actions[index]);
-        }
+        let seen_before = walk.run.violations.len();
+        let stopped = walk.make(lab, &chosen, spend).await;
         let mut replayed = false;
-        for violation in run.violations[seen_before..].iter().cloned() {
+        for violation in walk.run.violations[seen_before..].iter().cloned() {
             let suspect = Suspect::Invariant {
-                actions: actions.clone(),
+                actions: walk.actions.clone(),
                 violation,
             };
-            replayed |= judged.consider(lab, spend, suspect, &label).await;
+            replayed |= judged.consider(lab, spend, suspect, &walk.label).await;
         }
         if stopped {
             break;
@@ -637,19 +574,125 @@ async fn random_walk(lab: &Lab<'_>, walk: usize, spend: &mut Budgeted<'_>, judge
         // from a fresh one to be where it was.
         if replayed
             && lab
-                .run(&actions, None, &[], spend, None)
+                .run(&walk.actions, None, &[], spend, None)
                 .await
                 .failed
                 .is_some()
         {
             break;
         }
-        before = Some(walk::shown(&digest));
-        digest = match lab.ready(SETTLE_READY.min(lab.config.ready_timeout)).await {
-            Ok(next) => next,
-            Err(_) => break,
-        };
-        history.went |= location_of(&digest.url) != first;
+        if !walk.look(lab).await {
+            break;
+        }
+    }
+}
+
+/// A walk under way: where it is, what it did, and what it needs to go on.
+struct Walk<'a> {
+    rng: Rng,
+    executor: Executor<'a>,
+    probes: BTreeSet<crate::invariant::Probe>,
+    run: Run,
+    actions: Vec<Action>,
+    /// What the page offers now, and what it showed a person before the last move.
+    digest: crate::browser::PageDigest,
+    before: Option<std::collections::HashSet<String>>,
+    history: walk::History,
+    first: String,
+    label: String,
+    number: usize,
+    length: usize,
+}
+
+impl<'a> Walk<'a> {
+    /// Opens the start page in a fresh session and looks at it; `None` when it cannot.
+    async fn start(lab: &'a Lab<'a>, number: usize, spend: &mut Budgeted<'_>) -> Option<Self> {
+        let executor = Executor::new(lab.session, lab.options, lab.values);
+        let probes = lab.probes(None, &[]);
+        let digest = lab.open(&executor).await.ok()?;
+        let start = lab.session.observe(&probes).await.ok()?;
+        spend.attacks += 1;
+        Some(Walk {
+            rng: Rng::fork(lab.config.seed, number as u64 + 1),
+            executor,
+            probes,
+            run: Run {
+                pages: vec![start],
+                ..Run::default()
+            },
+            actions: Vec::new(),
+            first: location_of(&digest.url),
+            digest,
+            before: None,
+            history: walk::History::default(),
+            label: format!("walk {} (seed {})", number + 1, lab.config.seed),
+            number,
+            length: spend.budget().walk_length,
+        })
+    }
+
+    fn on_target(&self, lab: &Lab<'_>) -> bool {
+        url::Url::parse(&self.digest.url).is_ok_and(|u| u.origin() == lab.config.target.origin())
+    }
+
+    /// The next move among those the page offers, counted as made in this state.
+    fn choose(&mut self, lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Option<walk::Move> {
+        let marker = format!("r{}x{}", self.number, self.actions.len());
+        let state = walk::state_of(&self.digest);
+        spend.visits.saw(state);
+        let offered = walk::moves(
+            lab.config,
+            &self.digest,
+            self.before.as_ref(),
+            &mut self.rng,
+            &marker,
+            self.history,
+        );
+        let chosen = spend
+            .visits
+            .choose(lab.config.strategy, state, &offered, &mut self.rng)?;
+        let chosen = offered.into_iter().nth(chosen)?;
+        spend.visits.made(state, &chosen.key);
+        Some(chosen)
+    }
+
+    /// Makes a move, checking every invariant after each of its actions; whether the page can
+    /// no longer be looked at (the walk stops). A move the page would not take (not actionable
+    /// in time) did nothing: the walk goes on without it.
+    async fn make(&mut self, lab: &Lab<'_>, chosen: &walk::Move, spend: &mut Budgeted<'_>) -> bool {
+        for mut action in chosen.actions.iter().cloned() {
+            action.id = format!("a{}", self.actions.len() + 1);
+            self.actions.push(action);
+            let index = self.actions.len() - 1;
+            spend.actions += 1;
+            let stepped = lab
+                .step(&self.executor, &self.actions[index], index, self.length)
+                .await;
+            if stepped.is_err() {
+                self.actions.pop();
+                return false;
+            }
+            let Ok(page) = lab.settled(&self.probes).await else {
+                return true;
+            };
+            lab.check(&mut self.run, &self.actions, index, &page, spend);
+            lab.tell_action(&self.label, &self.actions[index]).await;
+            self.run.pages.push(page);
+            self.history = moved(self.history, &self.actions[index]);
+        }
+        false
+    }
+
+    /// Looks at the page the move left, once it shows something to act on; false when it
+    /// cannot.
+    async fn look(&mut self, lab: &Lab<'_>) -> bool {
+        self.before = Some(walk::shown(&self.digest));
+        match lab.ready(SETTLE_READY.min(lab.config.ready_timeout)).await {
+            Ok(next) => self.digest = next,
+            Err(_) => return false,
+        }
+        self.history.went |= location_of(&self.digest.url) != self.first;
+        true
     }
 }
 

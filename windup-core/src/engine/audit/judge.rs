@@ -52,6 +52,12 @@ pub(super) struct Judged {
 }
 
 /// What a reproduction has to show: the invariant broken again.
+/// The pages before and after the action that broke a rule.
+type Around = (
+    Option<crate::invariant::Observation>,
+    Option<crate::invariant::Observation>,
+);
+
 struct Claim<'a> {
     invariant: &'a Invariant,
     /// Index into the lab's invariants, for the lab's own.
@@ -98,7 +104,7 @@ impl Judged {
         suspect: Suspect,
         attack: &str,
     ) -> bool {
-        let (actions, claim, seen) = claim_of(lab, &suspect);
+        let (actions, claim, _) = claim_of(lab, &suspect);
         let class = match &suspect {
             Suspect::Records { class, .. } => format!("{}/{class}", claim.invariant.id),
             Suspect::Invariant { .. } => claim.invariant.id.clone(),
@@ -112,27 +118,13 @@ impl Judged {
             "{:?} looks broken by {attack}; reproducing it twice from a fresh session.",
             claim.invariant.statement
         ));
-        // The second reproduction leaves the session on the page that breaks the rule: its
-        // screenshot is the finding's evidence, and what it saw the finding's actual.
-        let mut seen = seen;
-        let mut screenshot = None;
-        let mut pages = (None, None);
-        for attempt in 0..2 {
-            let run = lab
-                .run(&actions, claim.extra().as_ref(), &[], spend, None)
-                .await;
-            let Some((at, again)) = claim.broken_in(&run) else {
-                self.unconfirmed += 1;
-                lab.watcher
-                    .reasoning("It did not reproduce, so it does not count.");
-                return true;
-            };
-            if attempt == 1 {
-                seen = again;
-                screenshot = self.screenshot(lab).await;
-                pages = (run.pages.get(at).cloned(), run.pages.get(at + 1).cloned());
-            }
-        }
+        let Some((seen, screenshot, pages)) = self.reproduce(lab, spend, &claim, &actions).await
+        else {
+            self.unconfirmed += 1;
+            lab.watcher
+                .reasoning("It did not reproduce, so it does not count.");
+            return true;
+        };
         // A record suspect is already short: the shortest known way to its form (the
         // exploration's), the two visits that count, and the submission.
         let actions = match claim.index {
@@ -169,6 +161,33 @@ impl Judged {
         };
         self.record(lab, spend, &claim, proof, attack, word);
         true
+    }
+
+    /// The suspect run twice more, each from a fresh session; what the second run saw, its
+    /// screenshot and the pages around the violation, or `None` when either did not break the
+    /// rule. The second reproduction leaves the session on the page that breaks the rule: its
+    /// screenshot is the finding's evidence, and what it saw the finding's actual.
+    async fn reproduce(
+        &self,
+        lab: &Lab<'_>,
+        spend: &mut Budgeted<'_>,
+        claim: &Claim<'_>,
+        actions: &[Action],
+    ) -> Option<(Vec<String>, Option<std::path::PathBuf>, Around)> {
+        let first = lab
+            .run(actions, claim.extra().as_ref(), &[], spend, None)
+            .await;
+        claim.broken_in(&first)?;
+        let second = lab
+            .run(actions, claim.extra().as_ref(), &[], spend, None)
+            .await;
+        let (at, seen) = claim.broken_in(&second)?;
+        let screenshot = self.screenshot(lab).await;
+        let pages = (
+            second.pages.get(at).cloned(),
+            second.pages.get(at + 1).cloned(),
+        );
+        Some((seen, screenshot, pages))
     }
 
     /// Whether a finding already breaks the invariant `id`.

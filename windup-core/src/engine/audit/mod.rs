@@ -434,26 +434,7 @@ impl Audit<'_> {
         let reads = invariants.iter().flat_map(Invariant::probes).collect();
         let lab = self.lab(&options, &invariants, &reads, &frames);
         self.watcher.phase(Phase::Attack);
-        let mut judged = judge::Judged::default();
-        let mut planned = with_model::Planned::new(&invariants, &explored);
-        let mut built_in = attack::BuiltIn::new(&lab, &explored);
-        // The model's attacks and Windup's own take turns, so neither starves the other.
-        loop {
-            let mut attacked = false;
-            if let Some(model) = self.model
-                && !state.exhausted()
-            {
-                attacked |= planned.next(&lab, model, &mut state, &mut judged).await;
-            }
-            if !state.exhausted() {
-                attacked |= built_in
-                    .next(&lab, &explored, &mut state, &mut judged)
-                    .await;
-            }
-            if !attacked || state.exhausted() {
-                break;
-            }
-        }
+        let judged = self.attack(&lab, &invariants, &explored, &mut state).await;
         if state.actions == 0 && !state.exhausted() {
             let unusable = Unusable {
                 reason: format!(
@@ -568,6 +549,33 @@ impl Audit<'_> {
             unusable: Some(unusable),
             runtime: started.elapsed(),
             seen: explored.seen(),
+        }
+    }
+
+    /// The attacks: the model's and Windup's own take turns, so neither starves the other.
+    async fn attack(
+        &self,
+        lab: &trial::Lab<'_>,
+        invariants: &[Invariant],
+        explored: &explore::Explored,
+        state: &mut trial::Budgeted<'_>,
+    ) -> judge::Judged {
+        let mut judged = judge::Judged::default();
+        let mut planned = with_model::Planned::new(invariants, explored);
+        let mut built_in = attack::BuiltIn::new(lab, explored);
+        loop {
+            let mut attacked = false;
+            if let Some(model) = self.model
+                && !state.exhausted()
+            {
+                attacked |= planned.next(lab, model, state, &mut judged).await;
+            }
+            if !state.exhausted() {
+                attacked |= built_in.next(lab, explored, state, &mut judged).await;
+            }
+            if !attacked || state.exhausted() {
+                return judged;
+            }
         }
     }
 

@@ -93,6 +93,9 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
     if let Some(kind) = browser_button(&mut c, &verb)? {
         return Ok(kind);
     }
+    if let Some(kind) = keyboard(&mut c, &verb)? {
+        return Ok(kind);
+    }
     let kind = match verb.as_str() {
         "go" => {
             c.keyword("to", "\"go\"", GO_TO)?;
@@ -133,6 +136,28 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
             c.finish(UNCHECK)?;
             StepKind::Uncheck { name, within }
         }
+        "wait" => {
+            c.keyword("for", "\"wait\"", WAIT_FOR)?;
+            let name = c.quoted("name", "\"wait for\"", WAIT_FOR, false)?;
+            let within = c.within(WAIT_FOR)?;
+            c.finish(WAIT_FOR)?;
+            StepKind::WaitFor { name, within }
+        }
+        "use" => {
+            let fragment = c.fragment()?;
+            c.finish(USE)?;
+            StepKind::Use { fragment }
+        }
+        "expect" => StepKind::Expect(expectation_body(&mut c, "expect ")?),
+        _ => return Err(unknown_verb(&first)),
+    };
+    Ok(kind)
+}
+
+/// `press KEY [in "FIELD"]`, `type "TEXT" into "FIELD"` and `focus "NAME"`: what a person does
+/// with the keyboard.
+fn keyboard(c: &mut Cursor, verb: &str) -> Result<Option<StepKind>, StepError> {
+    Ok(Some(match verb {
         "press" => {
             let key = c.key()?;
             let (field, within) = if c.at_keyword("in") {
@@ -172,22 +197,8 @@ pub(super) fn step(text: &str) -> Result<StepKind, StepError> {
             c.finish(FOCUS)?;
             StepKind::Focus { name, within }
         }
-        "wait" => {
-            c.keyword("for", "\"wait\"", WAIT_FOR)?;
-            let name = c.quoted("name", "\"wait for\"", WAIT_FOR, false)?;
-            let within = c.within(WAIT_FOR)?;
-            c.finish(WAIT_FOR)?;
-            StepKind::WaitFor { name, within }
-        }
-        "use" => {
-            let fragment = c.fragment()?;
-            c.finish(USE)?;
-            StepKind::Use { fragment }
-        }
-        "expect" => StepKind::Expect(expectation_body(&mut c, "expect ")?),
-        _ => return Err(unknown_verb(&first)),
-    };
-    Ok(kind)
+        _ => return Ok(None),
+    }))
 }
 
 /// `go back`, `reload` and `double-click "NAME"`: what a person does with the browser's own

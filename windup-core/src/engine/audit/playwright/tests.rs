@@ -132,3 +132,29 @@ fn a_plan_the_spec_cannot_state_is_refused_with_its_action() {
         "action a2: a fragment has no Playwright form"
     );
 }
+
+#[test]
+fn a_person_s_moves_render_as_playwright_s_own() {
+    let mut plan = cart_plan();
+    let field = target(".new-todo", "New todo");
+    let mut typed = Action::new("a1", ActionKind::Type);
+    typed.target = field.clone();
+    typed.value = Some(" a".to_owned());
+    let mut focus = Action::new("a2", ActionKind::Focus);
+    focus.target = field.clone();
+    let mut escape = Action::new("a3", ActionKind::Press);
+    escape.target = field;
+    escape.key = Some("Shift+Tab".to_owned());
+    let forward = Action::new("a4", ActionKind::Forward);
+    plan.actions.splice(0..3, [typed, focus, escape, forward]);
+    let spec = render(&plan, &context()).expect("it renders");
+    let field = r#"page.locator(".new-todo").filter({ visible: true }).first()"#;
+    for line in [
+        format!(r#"await {field}.pressSequentially(" a");"#),
+        format!("await {field}.focus();"),
+        format!(r#"await {field}.press("Shift+Tab");"#),
+        "await page.goForward();".to_owned(),
+    ] {
+        assert!(spec.contains(&line), "{line} in\n{}", body(&spec));
+    }
+}

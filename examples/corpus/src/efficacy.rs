@@ -1,0 +1,243 @@
+//! The audit's efficacy on the corpus: seeded audits of each app with its bugs on (does each
+//! bug's invariant break, and how soon) and of its correct build (does anything break: a false
+//! positive), with actions per second and the states the walks covered.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use windup_core::audit::{Budget, Strategy};
+use windup_core::audit_run::AuditRun;
+use windup_core::config::Settings;
+use windup_core::events::RunEvent;
+
+use crate::{App, serve};
+
+/// One audit of one app.
+#[derive(Debug, Clone)]
+pub struct Trial {
+    pub app: String,
+    pub seed: u64,
+    pub bugs_on: bool,
+    pub strategy: Strategy,
+    /// The invariants found broken, each with when it was first seen.
+    pub broken: BTreeMap<String, Duration>,
+    pub actions: usize,
+    pub runtime: Duration,
+    pub states: usize,
+    pub moves: usize,
+    pub stopped_by: String,
+    /// The audit's error, when it ended on one.
+    pub error: Option<String>,
+}
+
+impl Trial {
+    pub fn actions_per_second(&self) -> f64 {
+        self.actions as f64 / self.runtime.as_secs_f64().max(0.001)
+    }
+}
+
+/// How an app is audited.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub seed: u64,
+    pub time: Duration,
+    pub strategy: Strategy,
+    /// With the bugs on, stop once every bug's invariant broke: nothing later changes whether
+    /// each was found or when.
+    pub stop_when_all_found: bool,
+    /// Write each finding's regression test under the project's `scenarios/audit/`.
+    pub emit: bool,
+}
+
+/// Audits `app` once, with all its bugs on or none, in the project at `root` (created when
+/// missing; its store and tests go there).
+pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path) -> Trial {
+    let bugs = if bugs_on { app.all_bugs() } else { Vec::new() };
+    let mut trial = Trial {
+        app: app.name.clone(),
+        seed: plan.seed,
+        bugs_on,
+        strategy: plan.strategy,
+        broken: BTreeMap::new(),
+        actions: 0,
+        runtime: Duration::ZERO,
+        states: 0,
+        moves: 0,
+        stopped_by: String::new(),
+        error: None,
+    };
+    let site = match serve(app, &bugs).await {
+        Ok(site) => site,
+        Err(err) => {
+            trial.error = Some(err.to_string());
+            return trial;
+        }
+    };
+    let _ = std::fs::create_dir_all(root.join("scenarios"));
+    let settings = match Settings::from_parts(root, Some("scenarios = \"scenarios\"\n"), &|_| None)
+    {
+        Ok(settings) => settings,
+        Err(err) => {
+            trial.error = Some(err.to_string());
+            return trial;
+        }
+    };
+    let target = match site.url().parse() {
+        Ok(url) => url,
+        Err(err) => {
+            trial.error = Some(format!("{err}"));
+            return trial;
+        }
+    };
+    let budget = Budget {
+        time: plan.time,
+        steps: 100_000,
+        ..Budget::default()
+    };
+    let wanted: BTreeSet<String> = app.bugs.iter().map(|b| b.invariant.clone()).collect();
+    let seen = Arc::new(Mutex::new(BTreeSet::<String>::new()));
+    let audit = AuditRun::new(settings, target)
+        .seed(plan.seed)
+        .budget(budget)
+        .strategy(plan.strategy)
+        .invariants_dir(app.invariants());
+    let audit = if plan.emit {
+        audit
+    } else {
+        audit.emit_to(None)
+    };
+    let stop = audit.stop_flag();
+    let watch = Arc::clone(&seen);
+    let stop_early = plan.stop_when_all_found && bugs_on;
+    let audit = audit.reporter(move |event: &RunEvent| {
+        if let RunEvent::Finding { finding, .. } = event {
+            let mut seen = watch.lock().unwrap_or_else(|p| p.into_inner());
+            seen.insert(finding.invariant_id.clone());
+            if stop_early && wanted.is_subset(&seen) {
+                stop.store(true, Ordering::SeqCst);
+            }
+        }
+    });
+    match audit.run().await {
+        Ok(finished) => {
+            let outcome = finished.outcome;
+            for finding in &outcome.findings {
+                trial
+                    .broken
+                    .entry(finding.invariant_id.clone())
+                    .or_insert(finding.found_after);
+            }
+            trial.actions = outcome.actions;
+            trial.runtime = outcome.runtime;
+            trial.states = outcome.coverage.states;
+            trial.moves = outcome.coverage.moves;
+            trial.stopped_by = outcome.stopped_by;
+        }
+        Err(err) => trial.error = Some(err.to_string()),
+    }
+    site.stop().await;
+    trial
+}
+
+/// The median of some durations (the lower middle one); none of none.
+pub fn median(mut times: Vec<Duration>) -> Option<Duration> {
+    times.sort_unstable();
+    (!times.is_empty()).then(|| times[(times.len() - 1) / 2])
+}
+
+/// The table of a set of trials: per app, per bug the runs that found it and the median time to
+/// its first sight; the false positives of the correct builds; actions per second and states.
+pub fn table(apps: &[App], trials: &[Trial]) -> String {
+    let mut out = String::new();
+    let strategies: BTreeSet<String> = trials
+        .iter()
+        .map(|t| format!("{:?}", t.strategy).to_lowercase())
+        .collect();
+    for strategy in &strategies {
+        let of = |t: &&Trial| format!("{:?}", t.strategy).to_lowercase() == *strategy;
+        out.push_str(&format!("strategy: {strategy}\n"));
+        for app in apps {
+            let buggy: Vec<&Trial> = trials
+                .iter()
+                .filter(of)
+                .filter(|t| t.app == app.name && t.bugs_on)
+                .collect();
+            let correct: Vec<&Trial> = trials
+                .iter()
+                .filter(of)
+                .filter(|t| t.app == app.name && !t.bugs_on)
+                .collect();
+            if buggy.is_empty() && correct.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("{} ({})\n", app.name, app.framework));
+            for bug in &app.bugs {
+                let found: Vec<Duration> = buggy
+                    .iter()
+                    .filter_map(|t| t.broken.get(&bug.invariant).copied())
+                    .collect();
+                let first = median(found.clone())
+                    .map(|d| format!("{:.1} s", d.as_secs_f64()))
+                    .unwrap_or_else(|| "-".to_owned());
+                out.push_str(&format!(
+                    "  {:<34} {:>2}/{:<2} first seen (median) {first}\n",
+                    bug.id,
+                    found.len(),
+                    buggy.len()
+                ));
+            }
+            let extra: BTreeSet<&String> = buggy
+                .iter()
+                .flat_map(|t| t.broken.keys())
+                .filter(|id| !app.bugs.iter().any(|b| &&b.invariant == id))
+                .collect();
+            if !extra.is_empty() {
+                out.push_str(&format!(
+                    "  also broken with the bugs on: {}\n",
+                    extra.into_iter().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            let false_positives: Vec<String> = correct
+                .iter()
+                .flat_map(|t| {
+                    t.broken
+                        .keys()
+                        .map(move |k| format!("{k} (seed {})", t.seed))
+                })
+                .collect();
+            out.push_str(&format!(
+                "  correct build: {} false positives in {} runs{}\n",
+                false_positives.len(),
+                correct.len(),
+                if false_positives.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", false_positives.join(", "))
+                }
+            ));
+            let all: Vec<&&Trial> = buggy.iter().chain(correct.iter()).collect();
+            let rate: f64 =
+                all.iter().map(|t| t.actions_per_second()).sum::<f64>() / all.len().max(1) as f64;
+            let mut states: Vec<usize> = correct.iter().map(|t| t.states).collect();
+            states.sort_unstable();
+            let states = states
+                .get(states.len().saturating_sub(1) / 2)
+                .copied()
+                .unwrap_or(0);
+            out.push_str(&format!(
+                "  {rate:.1} actions/s; correct build: {states} states covered (median)\n"
+            ));
+            for t in all.iter().filter(|t| t.error.is_some()) {
+                out.push_str(&format!(
+                    "  error (seed {}, bugs {}): {}\n",
+                    t.seed,
+                    if t.bugs_on { "on" } else { "off" },
+                    t.error.as_deref().unwrap_or("")
+                ));
+            }
+        }
+    }
+    out
+}

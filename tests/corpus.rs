@@ -1,0 +1,154 @@
+//! The audit's efficacy, kept: each app of the corpus (`examples/corpus`, small apps on real UI
+//! frameworks with bugs only a person's moves reach) is audited once with its bugs on, and every
+//! bug must be found under its own invariant; each finding's regression test must fail against
+//! the bugs and pass against the correct build; and the correct build, audited as long, must
+//! have no finding. The full table is `cargo bench -p windup-corpus --bench efficacy`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use windup::engine::config::Settings;
+use windup_corpus::efficacy::{Plan, trial};
+
+/// Each audit's wall time: the bugs' audit stops as soon as every bug is found.
+const TIME: Duration = Duration::from_secs(60);
+
+/// The correct build's audit: long enough for the walks to go where the bugs are.
+const CORRECT_TIME: Duration = Duration::from_secs(20);
+
+async fn audit_app(name: &str) {
+    let app = windup_corpus::app(name).expect("the app is in the corpus");
+    let project = tempfile::tempdir().unwrap();
+    let plan = Plan {
+        seed: 1,
+        time: TIME,
+        strategy: Default::default(),
+        stop_when_all_found: true,
+        emit: true,
+    };
+    let buggy = trial(&app, true, plan, project.path()).await;
+    assert!(buggy.error.is_none(), "{name}: {:?}", buggy.error);
+    let missed: Vec<String> = app
+        .bugs
+        .iter()
+        .filter(|b| !buggy.broken.contains_key(&b.invariant))
+        .map(|b| format!("{} ({}: {})", b.id, b.invariant, b.reach))
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "{name}: missed {missed:#?}; found {:?} in {:.0} s and {} actions",
+        buggy.broken,
+        buggy.runtime.as_secs_f64(),
+        buggy.actions
+    );
+    // The tests the findings became: failing while the bugs are there, passing once they are
+    // not, from their pinned plans, with no model.
+    let settings = || {
+        Settings::from_parts(
+            project.path(),
+            Some("scenarios = \"scenarios\"\n"),
+            &|name| (name == "CI").then(|| "true".to_owned()),
+        )
+        .unwrap()
+    };
+    let with_bugs = windup_corpus::serve(&app, &app.all_bugs()).await.unwrap();
+    let against_bugs = common::replay_audit_tests(settings(), &with_bugs.url()).await;
+    with_bugs.stop().await;
+    assert!(!against_bugs.is_empty(), "{name}: tests were written");
+    let passing: Vec<&String> = against_bugs
+        .iter()
+        .filter(|(_, passed)| **passed)
+        .map(|(id, _)| id)
+        .collect();
+    assert!(
+        passing.is_empty(),
+        "{name}: pass against the bugs: {passing:?}"
+    );
+    let correct = windup_corpus::serve(&app, &[]).await.unwrap();
+    let against_correct = common::replay_audit_tests(settings(), &correct.url()).await;
+    correct.stop().await;
+    let failing: Vec<&String> = against_correct
+        .iter()
+        .filter(|(_, passed)| !**passed)
+        .map(|(id, _)| id)
+        .collect();
+    assert!(
+        failing.is_empty(),
+        "{name}: fail against the correct build: {failing:?}"
+    );
+    let kinds: BTreeSet<String> = std::fs::read_dir(project.path().join("scenarios/audit"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().to_string_lossy().ends_with(".plan.json"))
+        .flat_map(|e| {
+            let plan: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+            plan["actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| match a["key"].as_str() {
+                    Some(key) => format!("press {key}"),
+                    None => a["type"].as_str().unwrap_or("").to_owned(),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    eprintln!("{name}: the regression tests' moves: {kinds:?}");
+
+    let clean_project = tempfile::tempdir().unwrap();
+    let clean = trial(
+        &app,
+        false,
+        Plan {
+            time: CORRECT_TIME,
+            emit: false,
+            ..plan
+        },
+        clean_project.path(),
+    )
+    .await;
+    assert!(clean.error.is_none(), "{name}: {:?}", clean.error);
+    assert!(
+        clean.broken.is_empty(),
+        "{name}: the correct build broke {:?}",
+        clean.broken
+    );
+    assert!(clean.actions > 0, "{name}: the correct build was used");
+}
+
+macro_rules! corpus_apps {
+    ($($test:ident => $app:literal),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $test() {
+                audit_app($app).await;
+            }
+        )*
+
+        #[test]
+        fn every_app_of_the_corpus_has_its_test() {
+            let tested: BTreeSet<&str> = [$($app),*].into_iter().collect();
+            let apps: BTreeSet<String> = windup_corpus::apps()
+                .unwrap()
+                .into_iter()
+                .map(|a| a.name)
+                .collect();
+            let apps: BTreeSet<&str> = apps.iter().map(String::as_str).collect();
+            assert_eq!(apps, tested);
+        }
+    };
+}
+
+corpus_apps! {
+    alpine_settings => "alpine-settings",
+    lit_notes => "lit-notes",
+    preact_kanban => "preact-kanban",
+    react_groceries => "react-groceries",
+    solid_expenses => "solid-expenses",
+    svelte_playlist => "svelte-playlist",
+    vanilla_quiz => "vanilla-quiz",
+    vue_contacts => "vue-contacts",
+}
