@@ -73,10 +73,7 @@ async fn an_app_whose_router_rewrites_the_address_before_it_renders_is_walked() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_start_page_that_cannot_be_opened_or_shows_nothing_to_act_on_fails_the_audit() {
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
+    let closed = common::closed_port();
     let site = PatternSite::start().await;
     let cases = [
         (format!("http://127.0.0.1:{closed}/"), "could not be opened"),

@@ -474,12 +474,9 @@ fn audit_arguments_are_checked_before_anything_runs() {
 
 #[test]
 fn an_audit_of_an_app_it_cannot_reach_fails_with_the_reason_and_keeps_the_run() {
-    let project = common::Project::with(&[]);
+    let project = Project::with(&[]);
     let dir = project.root();
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
+    let closed = common::closed_port();
     let url = format!("http://127.0.0.1:{closed}/");
     let out = windup_in(dir, &["audit", &url, "--time", "60s"]);
     let said = text(&out);

@@ -290,6 +290,12 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A loopback port nothing listens on (it was free a moment ago).
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
 /// Runs the audit's regression tests (the scenarios under `scenarios/audit/`) against `url`:
 /// each one's id and whether it passed. A test that does not load fails the calling test.
 pub async fn replay_audit_tests(

@@ -88,8 +88,9 @@ async fn main() -> std::process::ExitCode {
                     let plan = Plan {
                         seed,
                         time: options.time,
+                        steps: None,
                         strategy: *strategy,
-                        stop_when_all_found: true,
+                        stop_after: Some(app.bugs.len()),
                         emit: false,
                     };
                     let root = scratch.path().join(format!(

@@ -30,6 +30,9 @@ pub struct Trial {
     pub stopped_by: String,
     /// The audit's error, when it ended on one.
     pub error: Option<String>,
+    /// Each action the audit took, as `walk: step`, in order: what it did, to read why it
+    /// missed a bug.
+    pub steps: Vec<String>,
 }
 
 impl Trial {
@@ -43,10 +46,13 @@ impl Trial {
 pub struct Plan {
     pub seed: u64,
     pub time: Duration,
+    /// Browser actions in all, when the audit is to be counted in actions rather than time (a
+    /// busy machine then audits as an idle one does).
+    pub steps: Option<usize>,
     pub strategy: Strategy,
-    /// With the bugs on, stop once every bug's invariant broke: nothing later changes whether
-    /// each was found or when.
-    pub stop_when_all_found: bool,
+    /// With the bugs on, stop once this many of the bugs' invariants broke (all of them: nothing
+    /// later changes whether each was found or when); `None` spends the whole budget.
+    pub stop_after: Option<usize>,
     /// Write each finding's regression test under the project's `scenarios/audit/`.
     pub emit: bool,
 }
@@ -67,6 +73,7 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
         moves: 0,
         stopped_by: String::new(),
         error: None,
+        steps: Vec::new(),
     };
     let site = match serve(app, &bugs).await {
         Ok(site) => site,
@@ -93,7 +100,7 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
     };
     let budget = Budget {
         time: plan.time,
-        steps: 100_000,
+        steps: plan.steps.unwrap_or(100_000),
         ..Budget::default()
     };
     let wanted: BTreeSet<String> = app.bugs.iter().map(|b| b.invariant.clone()).collect();
@@ -110,12 +117,18 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
     };
     let stop = audit.stop_flag();
     let watch = Arc::clone(&seen);
-    let stop_early = plan.stop_when_all_found && bugs_on;
+    let enough = plan.stop_after.filter(|_| bugs_on);
+    let taken = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = Arc::clone(&taken);
     let audit = audit.reporter(move |event: &RunEvent| {
+        if let RunEvent::AuditAction { label, step, .. } = event {
+            let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+            log.push(format!("{label}: {step}"));
+        }
         if let RunEvent::Finding { finding, .. } = event {
             let mut seen = watch.lock().unwrap_or_else(|p| p.into_inner());
             seen.insert(finding.invariant_id.clone());
-            if stop_early && wanted.is_subset(&seen) {
+            if enough.is_some_and(|n| wanted.intersection(&seen).count() >= n) {
                 stop.store(true, Ordering::SeqCst);
             }
         }
@@ -138,6 +151,7 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
         Err(err) => trial.error = Some(err.to_string()),
     }
     site.stop().await;
+    trial.steps = std::mem::take(&mut *taken.lock().unwrap_or_else(|p| p.into_inner()));
     trial
 }
 

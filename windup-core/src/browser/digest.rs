@@ -103,6 +103,11 @@ impl Control {
         }
     }
 
+    /// Whether it listens for `what` a person does (`click`, `dblclick`, `key`, `hover`).
+    pub fn listens_for(&self, what: &str) -> bool {
+        self.listens.iter().any(|l| l == what)
+    }
+
     /// Whether it is a checkbox or a radio button.
     pub fn is_toggle(&self) -> bool {
         self.checked.is_some()

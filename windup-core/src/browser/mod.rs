@@ -435,6 +435,9 @@ struct Departure {
     structure: Option<Value>,
 }
 
+/// Control+A, every key released, Backspace: the keys that empty a field.
+const SELECT_ALL_AND_DELETE: &str = "\u{E009}a\u{E000}\u{E003}";
+
 impl Session {
     fn backend(&self) -> &'static dyn Backend {
         self.kind.backend()
@@ -604,13 +607,23 @@ impl Session {
     /// Clears a field that passed the gate (unless it was empty then) and types `text` into it.
     /// Typing text moves no page; a line break may submit a form, and then the URL seen is
     /// forgotten. (A page whose script navigates as one types is seen by the next look.)
+    ///
+    /// The field is cleared as a person clears it, with the keyboard (select all, then
+    /// Backspace), so the page hears it: WebDriver's own clear fires no `input` event in
+    /// Chromium, and a framework that keeps the field's value (React, Vue) would put the old
+    /// text back at its next render. A field the keys do not empty (a date) is then cleared
+    /// WebDriver's way.
     pub async fn type_into(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
         if text.contains(['\n', '\r']) {
             self.forget_seen_url();
         }
         let typed = async {
             if !element.empty {
-                element.element.clear().await?;
+                element.element.send_keys(SELECT_ALL_AND_DELETE).await?;
+                let left = element.element.prop("value").await?;
+                if left.is_some_and(|value| !value.is_empty()) {
+                    element.element.clear().await?;
+                }
             }
             element.element.send_keys(text).await
         };

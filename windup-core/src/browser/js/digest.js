@@ -82,7 +82,13 @@ function described(el, extra) {
     reveals: false,
   }, extra || {});
 }
-const controls = W.deepAll(INTERACTIVE).filter((el) => W.isVisible(el) || (el.labels && W.visibleLabel(el))).slice(0, 300).map((el) => described(el));
+// While a modal dialog is open, only what is in it can be reached; nothing inert can.
+const modal = W.deepAll('dialog').find((d) => d.open && d.matches(':modal')) || null;
+function reachable(el) {
+  for (let n = el; n; n = W.parent(n)) if (n.nodeType === 1 && n.hasAttribute('inert')) return false;
+  return !modal || W.within(modal, el);
+}
+const controls = W.deepAll(INTERACTIVE).filter((el) => (W.isVisible(el) || (el.labels && W.visibleLabel(el))) && reachable(el)).slice(0, 300).map((el) => described(el));
 // The elements beyond controls a person can act on. Labels of a control act as the control; an
 // element inside a control is the control; a container as large as half the window is where a
 // framework listens for everything, not something a person aims at.
@@ -108,7 +114,7 @@ for (const el of W.deepAll('body *').slice(0, 3000)) {
   const kinds = listens(el);
   if (el.tagName === 'LABEL' && el.control && !kinds.includes('dblclick')) continue;
   if (!kinds.length && !pointerStarts(el)) continue;
-  if (!W.isVisible(el) || large(el)) continue;
+  if (!W.isVisible(el) || large(el) || !reachable(el)) continue;
   if (!kinds.length) kinds.push('click');
   const entry = described(el, { listens: kinds });
   taken.set(el, entry);
@@ -121,7 +127,7 @@ for (const el of W.deepAll(INTERACTIVE).slice(0, 300)) {
   if (W.isVisible(el) || (el.labels && W.visibleLabel(el)) || W.isDisabled(el) || !el.isConnected) continue;
   let holder = W.parent(el);
   while (holder && holder.nodeType === 1 && holder !== document.body && !W.isVisible(holder)) holder = W.parent(holder);
-  if (!holder || holder.nodeType !== 1 || holder === document.body || holder === document.documentElement) continue;
+  if (!holder || holder.nodeType !== 1 || holder === document.body || holder === document.documentElement || !reachable(holder)) continue;
   if (large(holder) || controls.length === 0) continue;
   if (taken.has(holder)) {
     taken.get(holder).reveals = true;
@@ -135,7 +141,7 @@ for (const el of W.deepAll(INTERACTIVE).slice(0, 300)) {
 // and takes the pointer itself.
 let background = null;
 for (const el of W.deepAll('h1, h2, h3, header, footer, p, main, section, article').slice(0, 100)) {
-  if (el.matches(CONTROL_OR_INSIDE) || taken.has(el) || listens(el).length || !W.isVisible(el)) continue;
+  if (el.matches(CONTROL_OR_INSIDE) || taken.has(el) || listens(el).length || !W.isVisible(el) || !reachable(el)) continue;
   const box = el.getBoundingClientRect();
   const x = box.left + Math.min(box.width / 2, 8);
   const y = box.top + box.height / 2;

@@ -24,6 +24,9 @@ const ROWS: [&str; 4] = ["tbody tr", "ul li", "ol li", "article"];
 /// Pages measured around a submission, at most.
 const MEASURED: usize = 5;
 
+/// How long a walk's action may wait for its element to become actionable.
+const WALK_ACTION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The built-in attacks of one audit, in the order they are tried: the moves that most often
 /// break business rules first, so a small budget still tries them.
 pub(super) struct BuiltIn<'a> {
@@ -200,7 +203,7 @@ impl Form<'_> {
     /// The form filled (one field with `instead`) and sent, after the way to its page.
     fn submitted(&self, lab: &Lab<'_>, instead: Option<(&str, &str)>) -> Option<Vec<Action>> {
         let mut actions = self.page.path.clone();
-        actions.extend(filled(lab, &self.fields, instead)?);
+        actions.extend(filled(lab.config, &self.fields, instead)?);
         actions.extend(send(&self.fields));
         Some(actions)
     }
@@ -248,9 +251,10 @@ async fn twice(
     if spend.exhausted() {
         return;
     }
-    let (Some(mut actions), Some(again)) =
-        (form.submitted(lab, None), filled(lab, &form.fields, None))
-    else {
+    let (Some(mut actions), Some(again)) = (
+        form.submitted(lab, None),
+        filled(lab.config, &form.fields, None),
+    ) else {
         return;
     };
     if leaves(explored, form.page, &actions) {
@@ -474,7 +478,7 @@ fn record_trial(
     let mut actions = form.page.path.clone();
     actions.extend(measured.iter().map(|l| moves::goto(l)));
     actions.push(moves::goto(&form.page.location));
-    actions.extend(filled(lab, &form.fields, None)?);
+    actions.extend(filled(lab.config, &form.fields, None)?);
     let button = form.fields.iter().find(|c| c.submits && c.enabled)?;
     match submit {
         Submit::Once => actions.push(moves::click(button)),
@@ -549,7 +553,11 @@ fn growth(actions: &[Action], run: &Run, measured: &[String]) -> Vec<Growth> {
 /// what a person could do on the page as it is now (see [`super::walk`]), every invariant
 /// checked after each of its actions, every violation judged at once.
 async fn random_walk(lab: &Lab<'_>, number: usize, spend: &mut Budgeted<'_>, judged: &mut Judged) {
-    let Some(mut walk) = Walk::start(lab, number, spend).await else {
+    // A move the page does not take is one a person gives up on quickly: the walk's actions have
+    // less time to become actionable than a replay's.
+    let mut options = lab.options.clone();
+    options.default_timeout = options.default_timeout.min(WALK_ACTION_TIMEOUT);
+    let Some(mut walk) = Walk::start(lab, &options, number, spend).await else {
         return;
     };
     while walk.actions.len() < walk.length && !spend.exhausted() && walk.on_target(lab) {
@@ -606,8 +614,13 @@ struct Walk<'a> {
 
 impl<'a> Walk<'a> {
     /// Opens the start page in a fresh session and looks at it; `None` when it cannot.
-    async fn start(lab: &'a Lab<'a>, number: usize, spend: &mut Budgeted<'_>) -> Option<Self> {
-        let executor = Executor::new(lab.session, lab.options, lab.values);
+    async fn start(
+        lab: &'a Lab<'a>,
+        options: &'a crate::executor::ExecOptions,
+        number: usize,
+        spend: &mut Budgeted<'_>,
+    ) -> Option<Self> {
+        let executor = Executor::new(lab.session, options, lab.values);
         let probes = lab.probes(None, &[]);
         let digest = lab.open(&executor).await.ok()?;
         let start = lab.session.observe(&probes).await.ok()?;

@@ -9,6 +9,7 @@ use crate::browser::{Control, FormInfo, PageDigest};
 use crate::invariant::location_of;
 use crate::plan::Action;
 
+use super::AuditConfig;
 use super::model::{AuditModel, Screenshot};
 use super::moves::{self, numbered};
 use super::trial::{Budgeted, Lab, SETTLE_READY};
@@ -327,7 +328,7 @@ fn submission(
     if !tried.insert(format!("{from} {}", form_key(info, &fields))) {
         return None;
     }
-    filled(lab, &fields, None).map(|mut actions| {
+    filled(lab.config, &fields, None).map(|mut actions| {
         actions.extend(send(&fields));
         actions
     })
@@ -350,7 +351,7 @@ pub(super) fn form_key(info: &FormInfo, fields: &[&Control]) -> String {
 /// The fills of a form's fields with the values a person would type; `instead` puts another
 /// value in one field (by selector). `None` when a field on the deny list is in the way.
 pub(super) fn filled(
-    lab: &Lab<'_>,
+    config: &AuditConfig,
     fields: &[&Control],
     instead: Option<(&str, &str)>,
 ) -> Option<Vec<Action>> {
@@ -359,7 +360,7 @@ pub(super) fn filled(
         .any(|c| c.input_type.as_deref() == Some("password"));
     let mut actions = Vec::new();
     for field in fields.iter().filter(|c| !c.submits && c.enabled) {
-        if lab.config.deny.denies_name(field.called()) {
+        if config.deny.denies_name(field.called()) {
             return None;
         }
         if field.is_toggle() {
@@ -375,7 +376,7 @@ pub(super) fn filled(
             Some((selector, value)) if selector == field.selector => {
                 Some(moves::Value::Text(value.to_owned()))
             }
-            _ => moves::usual(field, lab.config, login),
+            _ => moves::usual(field, config, login),
         };
         if let Some(value) = value {
             actions.push(moves::fill(field, &value));

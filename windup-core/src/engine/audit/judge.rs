@@ -281,7 +281,10 @@ impl Judged {
             seen,
             attack,
             fingerprint: &fingerprint,
-            first_seen: spend.first_seen.unwrap_or_default(),
+            first_seen: claim
+                .index
+                .and_then(|n| spend.first_seen.get(&n).copied())
+                .unwrap_or((spend.actions, spend.elapsed())),
         });
         finding.screenshots.extend(screenshot);
         if let Some(word) = word {

@@ -275,7 +275,7 @@ pub struct Finding {
     pub attack: String,
     /// The same bug found twice has the same fingerprint.
     pub fingerprint: String,
-    /// Actions before the first violation was seen, and when.
+    /// Actions before its invariant was first seen broken, and when.
     pub found_after_actions: usize,
     #[serde(serialize_with = "as_millis")]
     pub found_after: Duration,

@@ -115,8 +115,8 @@ pub(super) struct Budgeted<'a> {
     pub(super) reason: Option<String>,
     /// Invariants found not to evaluate on this app, by index, with the error.
     pub(super) invalid: BTreeMap<usize, String>,
-    /// Actions done before the first violation was seen, and when.
-    pub(super) first_seen: Option<(usize, std::time::Duration)>,
+    /// For each invariant (by index) seen broken: the actions done before, and when.
+    pub(super) first_seen: BTreeMap<usize, (usize, std::time::Duration)>,
     /// The states the walks met and the moves they made in each.
     pub(super) visits: super::walk::Visits,
 }
@@ -132,7 +132,7 @@ impl<'a> Budgeted<'a> {
             stopped: None,
             reason: None,
             invalid: BTreeMap::new(),
-            first_seen: None,
+            first_seen: BTreeMap::new(),
             visits: super::walk::Visits::default(),
         }
     }
@@ -426,9 +426,8 @@ impl Lab<'_> {
             }
             match invariant.check(page, None, before, Some(&facts)) {
                 Verdict::Violated { seen } => {
-                    if spend.first_seen.is_none() {
-                        spend.first_seen = Some((spend.actions, spend.elapsed()));
-                    }
+                    let now = (spend.actions, spend.elapsed());
+                    spend.first_seen.entry(n).or_insert(now);
                     run.violations.push(Violation {
                         invariant: n,
                         at: index,

@@ -38,12 +38,23 @@ pub(super) struct History {
 /// Short texts a person types: words, a space alone, a number.
 const WORDS: [&str; 8] = ["a", "milk", "Tea time", "x", " ", "42", "ab", "Ok"];
 
+/// What a person types into a number field: numbers, a decimal, a sign.
+const NUMBERS: [&str; 6] = ["1", "5", "12", "42", "0.5", "-1"];
+
 /// Single keys typed one at a time into the focused field.
 const LETTERS: [&str; 5] = ["a", "b", "e", " ", "1"];
+const DIGITS: [&str; 4] = ["1", "5", "0", "."];
 
 /// How much more a person uses what has just appeared (the checkbox of the item just added, the
 /// button that shows once something is ticked) than what was there before.
 const NEW_ON_THE_PAGE: f64 = 3.0;
+
+/// The share of a walk's next moves a person makes in the text field they are in (typing on,
+/// Enter, Escape, Tab, Backspace): someone editing goes on editing, or leaves the field, far
+/// more often than they start something else. In any other focused element (a button just
+/// clicked, a choice in a list) keys are a smaller share.
+const FOCUSED_FIELD_SHARE: f64 = 0.6;
+const FOCUSED_ELEMENT_SHARE: f64 = 0.2;
 
 /// What a page shows a person can act on, by [`what`] each is: to tell what has just appeared.
 pub(super) fn shown(digest: &PageDigest) -> HashSet<String> {
@@ -76,11 +87,15 @@ pub(super) fn moves(
     };
     let mut out = Moves::default();
     let fresh = |c: &Control| before.is_some_and(|b| !b.contains(&what(c)));
+    let mut in_focus = Vec::new();
     for control in digest.controls.iter().filter(usable) {
         let from = out.0.len();
-        control_moves(config, control, rng, marker, &mut out);
+        control_moves(config, control, &digest.url, rng, marker, &mut out);
         if fresh(control) {
             out.weigh_since(from, NEW_ON_THE_PAGE);
+        }
+        if control.focused && control.is_text_field() {
+            in_focus.extend(from..out.0.len());
         }
     }
     for element in digest.actables.iter().filter(usable) {
@@ -90,28 +105,37 @@ pub(super) fn moves(
             out.weigh_since(from, NEW_ON_THE_PAGE);
         }
     }
+    form_moves(config, digest, &mut out);
     let focused = digest
         .controls
         .iter()
         .chain(&digest.actables)
         .find(|c| c.focused);
+    let from = out.0.len();
     match focused {
         Some(control) if usable(&control) => key_moves(Some(control), rng, &mut out),
         Some(_) => {}
         None if digest.focused.is_some() => key_moves(None, rng, &mut out),
         None => {}
     }
+    in_focus.extend(from..out.0.len());
     if let Some(background) = &digest.background {
         let weight = if digest.focused.is_some() { 1.0 } else { 0.2 };
         out.add("click background", weight, vec![moves::click(background)]);
     }
     if history.went {
-        out.add("back", 0.8, vec![moves::back()]);
+        out.add("back", 1.2, vec![moves::back()]);
     }
     if history.came_back {
-        out.add("forward", 0.6, vec![moves::forward()]);
+        out.add("forward", 1.0, vec![moves::forward()]);
     }
-    out.add("reload", 0.5, vec![moves::reload()]);
+    out.add("reload", 1.0, vec![moves::reload()]);
+    let share = if focused.is_some_and(Control::is_text_field) {
+        FOCUSED_FIELD_SHARE
+    } else {
+        FOCUSED_ELEMENT_SHARE
+    };
+    out.share(&in_focus, share);
     out.0
 }
 
@@ -123,6 +147,21 @@ impl Moves {
     fn weigh_since(&mut self, from: usize, by: f64) {
         for added in &mut self.0[from..] {
             added.weight *= by;
+        }
+    }
+
+    /// Scales the moves at `these` so that together they weigh `share` of all the moves (the
+    /// others keep their weights relative to each other).
+    fn share(&mut self, these: &[usize], share: f64) {
+        let total: f64 = self.0.iter().map(|m| m.weight).sum();
+        let theirs: f64 = these.iter().map(|&i| self.0[i].weight).sum();
+        let rest = total - theirs;
+        if theirs <= 0.0 || rest <= 0.0 {
+            return;
+        }
+        let by = share / (1.0 - share) * rest / theirs;
+        for &i in these {
+            self.0[i].weight *= by;
         }
     }
 
@@ -144,13 +183,20 @@ fn what(control: &Control) -> String {
 fn control_moves(
     config: &AuditConfig,
     control: &Control,
+    here: &str,
     rng: &mut Rng,
     marker: &str,
     out: &mut Moves,
 ) {
     let it = what(control);
     if let Some(href) = &control.href {
-        out.add(format!("click {it}"), 3.0, vec![moves::click(control)]);
+        // A person seldom clicks the link to where they already are (the filter that is on).
+        let weight = if location_of(href) == location_of(here) {
+            0.5
+        } else {
+            3.0
+        };
+        out.add(format!("click {it}"), weight, vec![moves::click(control)]);
         out.add(format!("goto {it}"), 0.3, vec![moves::goto(href)]);
         return;
     }
@@ -173,7 +219,7 @@ fn control_moves(
         return;
     }
     out.add(format!("click {it}"), 3.0, vec![moves::click(control)]);
-    let double = if control.listens.iter().any(|l| l == "dblclick") {
+    let double = if control.listens_for("dblclick") {
         1.5
     } else {
         0.2
@@ -183,7 +229,7 @@ fn control_moves(
         double,
         vec![moves::double_click(control)],
     );
-    if control.listens.iter().any(|l| l == "hover") || control.reveals {
+    if control.listens_for("hover") || control.reveals {
         out.add(format!("hover {it}"), 1.0, vec![moves::hover(control)]);
     }
 }
@@ -199,7 +245,12 @@ fn text_field_moves(
     if !control.focused {
         out.add(format!("focus {it}"), 0.6, vec![moves::focus(control)]);
     }
-    let mut words: Vec<String> = WORDS.iter().map(|w| (*w).to_owned()).collect();
+    let fitting: &[&str] = if control.input_type.as_deref() == Some("number") {
+        &NUMBERS
+    } else {
+        &WORDS
+    };
+    let mut words: Vec<String> = fitting.iter().map(|w| (*w).to_owned()).collect();
     if let Some(Value::Text(usual)) = moves::usual(control, config, false) {
         words.push(usual);
     }
@@ -238,21 +289,49 @@ fn text_field_moves(
     }
 }
 
+/// Each form with a field to type in, filled as a person fills it and sent: the fields still
+/// empty get usual values (what is typed and pending stays), then its button, or Enter.
+fn form_moves(config: &AuditConfig, digest: &PageDigest, out: &mut Moves) {
+    for form in 0..digest.forms.len() {
+        let fields: Vec<&Control> = digest
+            .controls
+            .iter()
+            .filter(|c| c.form == Some(form))
+            .collect();
+        if !fields.iter().any(|c| c.is_text_field()) {
+            continue;
+        }
+        let empty: Vec<&Control> = fields
+            .iter()
+            .copied()
+            .filter(|c| c.submits || !c.is_text_field() || c.empty != Some(false))
+            .collect();
+        let Some(mut actions) = super::explore::filled(config, &empty, None) else {
+            continue;
+        };
+        actions.extend(super::explore::send(&fields));
+        let sender = fields
+            .iter()
+            .find(|c| c.submits)
+            .map_or("Enter", |c| c.called());
+        out.add(format!("send form {sender:?}"), 2.0, actions);
+    }
+}
+
 /// Moves on an element beyond the controls: what it listens for.
 fn actable_moves(element: &Control, out: &mut Moves) {
     let kind = format!("{} {}", element.tag, element.listens.join("+"));
-    let listens = |what: &str| element.listens.iter().any(|l| l == what);
-    if listens("click") {
+    if element.listens_for("click") {
         out.add(format!("click {kind}"), 2.5, vec![moves::click(element)]);
     }
-    if listens("dblclick") {
+    if element.listens_for("dblclick") {
         out.add(
             format!("double-click {kind}"),
             2.5,
             vec![moves::double_click(element)],
         );
     }
-    if element.reveals || listens("hover") {
+    if element.reveals || element.listens_for("hover") {
         out.add(format!("hover {kind}"), 2.0, vec![moves::hover(element)]);
     }
 }
@@ -266,7 +345,7 @@ fn key_moves(focused: Option<&Control>, rng: &mut Rng, out: &mut Moves) {
     let keys: &[(&str, f64)] = if typing {
         &[
             ("Enter", if empty { 1.0 } else { 2.5 }),
-            ("Escape", 1.5),
+            ("Escape", if empty { 1.0 } else { 2.0 }),
             ("Backspace", if empty { 0.2 } else { 1.0 }),
             ("Tab", 0.7),
             ("Shift+Tab", 0.3),
@@ -292,7 +371,12 @@ fn key_moves(focused: Option<&Control>, rng: &mut Rng, out: &mut Moves) {
             vec![moves::press(focused, key)],
         );
     }
-    if let (true, Some(field), Some(letter)) = (typing, focused, rng.pick(&LETTERS)) {
+    let keys: &[&str] = if focused.is_some_and(|f| f.input_type.as_deref() == Some("number")) {
+        &DIGITS
+    } else {
+        &LETTERS
+    };
+    if let (true, Some(field), Some(letter)) = (typing, focused, rng.pick(keys)) {
         out.add(
             format!("type a key in {at}"),
             2.0,
@@ -446,6 +530,18 @@ mod tests {
         }
     }
 
+    /// The moves offered on `page` at the start of a walk.
+    fn offered(page: &PageDigest) -> Vec<Move> {
+        moves(
+            &config(),
+            page,
+            None,
+            &mut Rng::new(1),
+            "m",
+            History::default(),
+        )
+    }
+
     fn kinds(moves: &[Move]) -> std::collections::HashSet<ActionKind> {
         moves
             .iter()
@@ -494,19 +590,116 @@ mod tests {
     }
 
     #[test]
+    fn a_number_field_gets_numbers_and_the_link_to_here_is_seldom_clicked() {
+        let mut amount = control("input", "Amount");
+        amount.input_type = Some("number".to_owned());
+        amount.focused = true;
+        let mut here = control("a", "All");
+        here.href = Some("http://127.0.0.1/#/".to_owned());
+        let mut there = control("a", "Food");
+        there.href = Some("http://127.0.0.1/#/food".to_owned());
+        let mut page = digest(vec![amount, here, there], Vec::new());
+        page.focused = Some("#Amount".to_owned());
+        for seed in 0..20 {
+            let moves = moves(
+                &config(),
+                &page,
+                None,
+                &mut Rng::new(seed),
+                "m",
+                History::default(),
+            );
+            let typed: Vec<&Move> = moves
+                .iter()
+                .filter(|m| m.key.starts_with("type "))
+                .collect();
+            assert_eq!(typed.len(), 2, "a word and a key");
+            for typed in typed {
+                let text = typed.actions[0].value.as_deref().unwrap_or_default();
+                assert!(text.parse::<f64>().is_ok() || text == ".", "{text:?} typed");
+            }
+            let click = |name: &str| {
+                moves
+                    .iter()
+                    .find(|m| m.key == format!("click a {name:?}"))
+                    .map(|m| m.weight)
+                    .unwrap()
+            };
+            assert!(click("All") < click("Food") / 4.0);
+        }
+    }
+
+    #[test]
+    fn a_form_is_filled_where_empty_and_sent_keeping_what_was_typed() {
+        let mut typed = control("input", "Description");
+        typed.input_type = Some("text".to_owned());
+        typed.empty = Some(false);
+        let mut amount = control("input", "Amount");
+        amount.input_type = Some("number".to_owned());
+        amount.empty = Some(true);
+        let mut add = control("button", "Add");
+        add.submits = true;
+        for c in [&mut typed, &mut amount, &mut add] {
+            c.form = Some(0);
+        }
+        let mut page = digest(vec![typed, amount, add], Vec::new());
+        page.forms = vec![crate::browser::FormInfo {
+            selector: "form".to_owned(),
+            action: page.url.clone(),
+            method: "get".to_owned(),
+        }];
+        let moves = offered(&page);
+        let sent = moves
+            .iter()
+            .find(|m| m.key == "send form \"Add\"")
+            .expect("the form is sent");
+        let steps: Vec<(ActionKind, &str)> = sent
+            .actions
+            .iter()
+            .map(|a| (a.kind, a.target.as_ref().unwrap().selector.as_str()))
+            .collect();
+        assert_eq!(
+            steps,
+            [(ActionKind::Fill, "#Amount"), (ActionKind::Click, "#Add")]
+        );
+    }
+
+    #[test]
+    fn a_person_in_a_field_mostly_goes_on_in_it_however_busy_the_page() {
+        let mut field = control("input", "Rename");
+        field.focused = true;
+        field.empty = Some(false);
+        let mut controls: Vec<Control> = (0..30)
+            .map(|n| control("button", &format!("Item {n}")))
+            .collect();
+        controls.push(field);
+        let mut page = digest(controls, Vec::new());
+        page.focused = Some("#Rename".to_owned());
+        let moves = offered(&page);
+        let total: f64 = moves.iter().map(|m| m.weight).sum();
+        let in_field: f64 = moves
+            .iter()
+            .filter(|m| m.key.contains("\"Rename\""))
+            .map(|m| m.weight)
+            .sum();
+        assert!(
+            (in_field / total - FOCUSED_FIELD_SHARE).abs() < 1e-9,
+            "{in_field} of {total}"
+        );
+        let escape = moves
+            .iter()
+            .find(|m| m.key.starts_with("press Escape"))
+            .unwrap();
+        assert!(escape.weight / total > 0.03, "Escape is a likely move");
+    }
+
+    #[test]
     fn what_listens_is_clicked_double_clicked_or_hovered_as_it_listens() {
         let mut label = control("label", "Buy milk");
         label.listens = vec!["dblclick".to_owned()];
         let mut row = control("li", "Walk the dog");
         row.reveals = true;
-        let moves = moves(
-            &config(),
-            &digest(vec![control("button", "Add")], vec![label, row]),
-            None,
-            &mut Rng::new(1),
-            "m",
-            History::default(),
-        );
+        let moves = offered(&digest(vec![control("button", "Add")], vec![label, row]));
         let keys: Vec<&str> = moves.iter().map(|m| m.key.as_str()).collect();
         assert!(keys.contains(&"double-click label dblclick"), "{keys:?}");
         assert!(keys.contains(&"hover li "), "{keys:?}");
@@ -520,17 +713,10 @@ mod tests {
             vec![control("button", "One"), control("button", "Two")],
             Vec::new(),
         );
-        let moves: Vec<Move> = moves(
-            &config(),
-            &page,
-            None,
-            &mut Rng::new(1),
-            "m",
-            History::default(),
-        )
-        .into_iter()
-        .filter(|m| m.key.starts_with("click"))
-        .collect();
+        let moves: Vec<Move> = offered(&page)
+            .into_iter()
+            .filter(|m| m.key.starts_with("click"))
+            .collect();
         let state = state_of(&page);
         let mut visits = Visits::default();
         for _ in 0..20 {

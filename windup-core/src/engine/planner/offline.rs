@@ -451,8 +451,10 @@ fn kind_and_lookup(step: &StepKind) -> (ActionKind, Option<Lookup<'_>>) {
         StepKind::Hover { name, within } => {
             (ActionKind::Hover, Some(named(name, within, Purpose::Hover)))
         }
+        // A double click opens an editor on what shows a value (a row's label, a card's
+        // title) as often as it sends a form: any element, by its text too.
         StepKind::DoubleClick { name, within } => {
-            let lookup = named(name, within, Purpose::Click);
+            let lookup = named(name, within, Purpose::Hover);
             (ActionKind::DoubleClick, Some(lookup))
         }
         StepKind::Reload => (ActionKind::Reload, None),
