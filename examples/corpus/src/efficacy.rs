@@ -120,18 +120,19 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
     let enough = plan.stop_after.filter(|_| bugs_on);
     let taken = Arc::new(Mutex::new(Vec::<String>::new()));
     let log = Arc::clone(&taken);
-    let audit = audit.reporter(move |event: &RunEvent| {
-        if let RunEvent::AuditAction { label, step, .. } = event {
+    let audit = audit.reporter(move |event: &RunEvent| match event {
+        RunEvent::AuditAction { label, step, .. } => {
             let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
             log.push(format!("{label}: {step}"));
         }
-        if let RunEvent::Finding { finding, .. } = event {
+        RunEvent::Finding { finding, .. } => {
             let mut seen = watch.lock().unwrap_or_else(|p| p.into_inner());
             seen.insert(finding.invariant_id.clone());
             if enough.is_some_and(|n| wanted.intersection(&seen).count() >= n) {
                 stop.store(true, Ordering::SeqCst);
             }
         }
+        _ => {}
     });
     match audit.run().await {
         Ok(finished) => {

@@ -80,6 +80,16 @@ pub struct FormInfo {
     pub method: String,
 }
 
+impl PageDigest {
+    /// The controls of its `form`th form, its button among them.
+    pub fn fields_of(&self, form: usize) -> Vec<&Control> {
+        self.controls
+            .iter()
+            .filter(|c| c.form == Some(form))
+            .collect()
+    }
+}
+
 impl Control {
     /// Whether a person types into it.
     pub fn is_text_field(&self) -> bool {

@@ -156,11 +156,7 @@ fn forms(explored: &Explored) -> Vec<Form<'_>> {
     for page in &explored.pages {
         let digest = &page.digest;
         for (index, info) in digest.forms.iter().enumerate() {
-            let fields: Vec<&Control> = digest
-                .controls
-                .iter()
-                .filter(|c| c.form == Some(index))
-                .collect();
+            let fields: Vec<&Control> = digest.fields_of(index);
             if seen.insert(form_key(info, &fields)) {
                 forms.push(Form {
                     page,

@@ -313,11 +313,7 @@ fn submission(
     tried: &mut BTreeSet<String>,
 ) -> Option<Vec<Action>> {
     let info = &digest.forms[form];
-    let fields: Vec<&Control> = digest
-        .controls
-        .iter()
-        .filter(|c| c.form == Some(form))
-        .collect();
+    let fields: Vec<&Control> = digest.fields_of(form);
     // A form that changes something may lead elsewhere from each page it is on (a login form's
     // hidden `next`); a search form leads to the same results from anywhere.
     let from = if info.method == "post" {

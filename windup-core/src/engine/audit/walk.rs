@@ -293,18 +293,15 @@ fn text_field_moves(
 /// empty get usual values (what is typed and pending stays), then its button, or Enter.
 fn form_moves(config: &AuditConfig, digest: &PageDigest, out: &mut Moves) {
     for form in 0..digest.forms.len() {
-        let fields: Vec<&Control> = digest
-            .controls
-            .iter()
-            .filter(|c| c.form == Some(form))
-            .collect();
+        let fields: Vec<&Control> = digest.fields_of(form);
         if !fields.iter().any(|c| c.is_text_field()) {
             continue;
         }
+        // `filled` leaves the button alone; a text field typed in keeps its text.
         let empty: Vec<&Control> = fields
             .iter()
             .copied()
-            .filter(|c| c.submits || !c.is_text_field() || c.empty != Some(false))
+            .filter(|c| !c.is_text_field() || c.empty != Some(false))
             .collect();
         let Some(mut actions) = super::explore::filled(config, &empty, None) else {
             continue;
