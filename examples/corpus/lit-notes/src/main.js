@@ -14,6 +14,7 @@
 //   filter-drops-draft  - changing the filter throws the draft away
 //   escape-keeps-count  - Escape empties the draft but the counter keeps its old number
 //   pin-not-saved       - the pin is not written to localStorage, so a reload unpins every note
+//   forward-keeps-filter - the browser's Forward button leaves the list on the filter it was on
 import { LitElement, html, css } from 'lit';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
@@ -130,6 +131,7 @@ class NotesApp extends LitElement {
     draft: { state: true },
     charCount: { state: true },
     filter: { state: true },
+    slide: { state: true },
   };
 
   static styles = css`
@@ -150,6 +152,8 @@ class NotesApp extends LitElement {
     .filters a.selected { border-color: #5a4a1a; }
     .summary { font-size: 13px; color: #6b5f3a; margin: 0 0 10px; }
     .notes { list-style: none; margin: 0; padding: 0; display: grid; gap: 8px; }
+    .notes.left, .notes.right { animation: fade-in 120ms ease-out; }
+    @keyframes fade-in { from { opacity: 0.4; } to { opacity: 1; } }
     .empty { color: #8a7d58; font-style: italic; }
   `;
 
@@ -159,6 +163,11 @@ class NotesApp extends LitElement {
     this.draft = loadDraft();
     this.charCount = length(this.draft);
     this.filter = filterOf(location.hash);
+    // The first entry's position (kept by a reload, which keeps history.state).
+    const state = history.state && Number.isInteger(history.state.pos) ? history.state : null;
+    this.pos = state ? state.pos : 0;
+    this.slide = '';
+    if (!state) history.replaceState({ pos: 0 }, '');
     this.onHash = this.onHash.bind(this);
     this.onPageShow = this.onPageShow.bind(this);
   }
@@ -175,8 +184,26 @@ class NotesApp extends LitElement {
     super.disconnectedCallback();
   }
 
+  // Where the page is in the session's history: every entry the app has seen carries its
+  // position in history.state, so a change of fragment tells a new entry (a link followed) from
+  // Back (a smaller position) and Forward (a larger one), and the list slides the right way.
   onHash() {
-    this.filter = filterOf(location.hash);
+    const pos = history.state && Number.isInteger(history.state.pos) ? history.state.pos : null;
+    if (pos === null) {
+      this.pos += 1;
+      history.replaceState({ pos: this.pos }, '');
+      this.slide = 'left';
+      this.filter = filterOf(location.hash);
+    } else if (pos < this.pos) {
+      this.pos = pos;
+      this.slide = 'right';
+      this.filter = filterOf(location.hash);
+    } else {
+      this.pos = pos;
+      this.slide = 'left';
+      // The bug: the Forward branch was written for the slide and never reads the address.
+      if (!bug('forward-keeps-filter')) this.filter = filterOf(location.hash);
+    }
     // The bug: the filter change "resets the form", and the draft with it.
     if (bug('filter-drops-draft')) this.setDraft('');
   }
@@ -262,7 +289,7 @@ class NotesApp extends LitElement {
         <span class="note-count">${total} ${total === 1 ? 'note' : 'notes'}</span> ·
         <span class="pinned-count">${pinned} pinned</span>
       </p>
-      <ul class="notes">
+      <ul class="notes ${this.slide}">
         ${repeat(
           shown,
           (n) => n.id,

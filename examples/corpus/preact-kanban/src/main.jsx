@@ -115,6 +115,14 @@ function Board() {
 
   const move = (id, col) => setCards((prev) => prev.map((c) => (c.id === id ? { ...c, col } : c)));
 
+  // What the tag input this field was made from does on Backspace or Delete in an empty field:
+  // the last tag goes. On the board it is the backspace-removes-card bug.
+  const dropLast = (col) =>
+    setCards((prev) => {
+      const last = prev.map((c) => c.col).lastIndexOf(col);
+      return last < 0 ? prev : prev.filter((_, i) => i !== last);
+    });
+
   return (
     <main className="board">
       <h1>Board</h1>
@@ -158,6 +166,10 @@ function Board() {
                   onKeyDown={(e) => {
                     // The bug: a keydown handler adds the card, and so does the form's submit.
                     if (bug('enter-adds-twice') && e.key === 'Enter') add(column.id, e.currentTarget.value);
+                    const erase = e.key === 'Backspace' || e.key === 'Delete';
+                    if (bug('backspace-removes-card') && erase && e.currentTarget.value === '') {
+                      dropLast(column.id);
+                    }
                   }}
                 />
                 <button type="submit" className="add-button">

@@ -152,6 +152,11 @@ function App() {
           autoComplete="off"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
+          onFocus={() => {
+            // The bug: starting a new item shows the whole list, so the new one is seen when it
+            // is added, and the address is left on the filter it was.
+            if (bug('focus-shows-all')) setFilter('all');
+          }}
         />
         <button type="submit" className="add-button">
           Add

@@ -708,6 +708,10 @@ impl<'a> Walk<'a> {
 /// Where the walk stands after `action`, for back and forward.
 fn moved(history: walk::History, action: &Action) -> walk::History {
     use crate::plan::ActionKind;
+    let history = walk::History {
+        just_back: action.kind == ActionKind::Back,
+        ..history
+    };
     match action.kind {
         ActionKind::Back => walk::History {
             came_back: true,

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::invariant::{Invariant, location_of};
-use crate::plan::Action;
+use crate::plan::{Action, ActionKind};
 
 use super::emit;
 use super::model::{self, AuditModel, JUDGE_SCHEMA, JudgeWord, Purpose};
@@ -470,5 +470,78 @@ async fn shrink(
             chunks = (chunks * 2).min(current.len());
         }
     }
+    // Then each move made as simple as still breaks the claim, so that the regression step says
+    // what matters: a field only focused rather than typed in, a click for a double-click.
+    let mut i = 0;
+    while i < current.len() && runs < budget && !spend.exhausted() {
+        let Some(simpler) = simpler(&current[i]).filter(|_| !keep(&current[i])) else {
+            i += 1;
+            continue;
+        };
+        let mut candidate = current.clone();
+        candidate[i] = simpler;
+        runs += 1;
+        let run = lab
+            .run(&candidate, claim.extra().as_ref(), &[], spend, None)
+            .await;
+        if let Some((at, _)) = claim.broken_in(&run) {
+            current = match claim.index {
+                Some(_) => candidate[..=at.min(candidate.len() - 1)].to_vec(),
+                None => candidate,
+            };
+        }
+        i += 1;
+    }
     current
+}
+
+/// The simpler move an action's place may take: typing or filling becomes focusing the field,
+/// a double-click a click. None for a move with nothing simpler.
+fn simpler(action: &Action) -> Option<Action> {
+    let kind = match action.kind {
+        ActionKind::Type | ActionKind::Fill if action.target.is_some() => ActionKind::Focus,
+        ActionKind::DoubleClick => ActionKind::Click,
+        _ => return None,
+    };
+    let mut simpler = action.clone();
+    simpler.kind = kind;
+    if kind == ActionKind::Focus {
+        simpler.value = None;
+        simpler.value_ref = None;
+    }
+    Some(simpler)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Identity, Target};
+
+    fn on(kind: ActionKind, value: Option<&str>) -> Action {
+        let mut action = Action::new("a3", kind);
+        action.target = Some(Target {
+            frames: Vec::new(),
+            selector: "#draft".to_owned(),
+            identity: Identity::default(),
+        });
+        action.value = value.map(str::to_owned);
+        action
+    }
+
+    #[test]
+    fn typing_is_simpler_as_focus_and_a_double_click_as_a_click() {
+        for kind in [ActionKind::Type, ActionKind::Fill] {
+            let focus = simpler(&on(kind, Some("Tea time"))).expect("a simpler move");
+            assert_eq!(focus.kind, ActionKind::Focus);
+            assert_eq!(focus.value, None);
+            assert_eq!(focus.id, "a3", "the claim's visits name actions by id");
+            assert_eq!(focus.target, on(kind, None).target);
+        }
+        let click = simpler(&on(ActionKind::DoubleClick, None)).expect("a simpler move");
+        assert_eq!(click.kind, ActionKind::Click);
+        for kind in [ActionKind::Click, ActionKind::Focus, ActionKind::Press] {
+            assert!(simpler(&on(kind, None)).is_none(), "{kind:?}");
+        }
+        assert!(simpler(&Action::new("a1", ActionKind::Fill)).is_none());
+    }
 }

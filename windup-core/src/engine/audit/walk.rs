@@ -33,6 +33,9 @@ pub(super) struct History {
     pub(super) went: bool,
     /// The last move that changed the history was back, so forward has somewhere to go.
     pub(super) came_back: bool,
+    /// The last move was back: a person often goes forward again at once
+    /// ([`JUST_BACK_FORWARD_SHARE`]).
+    pub(super) just_back: bool,
 }
 
 /// Short texts a person types: words, a space alone, a number.
@@ -55,6 +58,10 @@ const NEW_ON_THE_PAGE: f64 = 3.0;
 /// clicked, a choice in a list) keys are a smaller share.
 const FOCUSED_FIELD_SHARE: f64 = 0.6;
 const FOCUSED_ELEMENT_SHARE: f64 = 0.2;
+
+/// The share of the moves right after back that go forward again: a person who went back to
+/// look often returns at once.
+const JUST_BACK_FORWARD_SHARE: f64 = 0.25;
 
 /// What a page shows a person can act on, by [`what`] each is: to tell what has just appeared.
 pub(super) fn shown(digest: &PageDigest) -> HashSet<String> {
@@ -126,9 +133,10 @@ pub(super) fn moves(
     if history.went {
         out.add("back", 1.2, vec![moves::back()]);
     }
-    if history.came_back {
+    let forward = history.came_back.then(|| {
         out.add("forward", 1.0, vec![moves::forward()]);
-    }
+        out.0.len() - 1
+    });
     out.add("reload", 1.0, vec![moves::reload()]);
     let share = if focused.is_some_and(Control::is_text_field) {
         FOCUSED_FIELD_SHARE
@@ -136,6 +144,9 @@ pub(super) fn moves(
         FOCUSED_ELEMENT_SHARE
     };
     out.share(&in_focus, share);
+    if let (Some(forward), true) = (forward, history.just_back) {
+        out.share(&[forward], JUST_BACK_FORWARD_SHARE);
+    }
     out.0
 }
 
@@ -343,7 +354,7 @@ fn key_moves(focused: Option<&Control>, rng: &mut Rng, out: &mut Moves) {
         &[
             ("Enter", if empty { 1.0 } else { 2.5 }),
             ("Escape", if empty { 1.0 } else { 2.0 }),
-            ("Backspace", if empty { 0.2 } else { 1.0 }),
+            ("Backspace", if empty { 0.6 } else { 1.0 }),
             ("Tab", 0.7),
             ("Shift+Tab", 0.3),
             ("Delete", 0.2),
@@ -557,6 +568,7 @@ mod tests {
         let history = History {
             went: true,
             came_back: true,
+            just_back: false,
         };
         let moves = moves(&config(), &page, None, &mut Rng::new(1), "m", history);
         let kinds = kinds(&moves);
@@ -584,6 +596,50 @@ mod tests {
             !moves.iter().any(|m| m.key.starts_with("focus ")),
             "a focused field is not focused again"
         );
+    }
+
+    #[test]
+    fn forward_is_offered_after_back_and_weighs_most_right_after_it() {
+        let page = digest(vec![control("button", "Add")], Vec::new());
+        let forward = |history: History| {
+            moves(&config(), &page, None, &mut Rng::new(1), "m", history)
+                .into_iter()
+                .find(|m| m.key == "forward")
+                .map(|m| m.weight)
+        };
+        let went = History {
+            went: true,
+            ..History::default()
+        };
+        assert_eq!(forward(went), None, "nowhere to go forward to");
+        let later = forward(History {
+            came_back: true,
+            ..went
+        })
+        .expect("forward after back");
+        let at_once = forward(History {
+            came_back: true,
+            just_back: true,
+            ..went
+        })
+        .expect("forward right after back");
+        assert!(at_once > later, "{at_once} > {later}");
+        let all: f64 = moves(
+            &config(),
+            &page,
+            None,
+            &mut Rng::new(1),
+            "m",
+            History {
+                came_back: true,
+                just_back: true,
+                ..went
+            },
+        )
+        .iter()
+        .map(|m| m.weight)
+        .sum();
+        assert!((at_once / all - JUST_BACK_FORWARD_SHARE).abs() < 1e-9);
     }
 
     #[test]
