@@ -407,92 +407,119 @@ fn fingerprint(actions: &[Action]) -> String {
     format!("{place}|{last}")
 }
 
-/// Zeller's ddmin over the actions: the shortest sequence found that still breaks the claim.
-/// The differential oracles' two visits (`since`, `at`) are never dropped.
+/// The shortest, simplest sequence found that still breaks the claim, within the budget's
+/// shrinking runs: Zeller's ddmin over the actions, then each move made simpler. The
+/// differential oracles' two visits (`since`, `at`) are never dropped nor changed.
 async fn shrink(
     lab: &Lab<'_>,
     spend: &mut Budgeted<'_>,
     claim: &Claim<'_>,
     actions: Vec<Action>,
 ) -> Vec<Action> {
-    let keep =
-        |a: &Action| claim.since.as_deref() == Some(&a.id) || claim.at.as_deref() == Some(&a.id);
     // A candidate usually fails by an action whose control is not there without the actions
     // dropped: it is given less time to appear. A slow page only makes shrinking stop sooner.
     let mut options = lab.options.clone();
     options.default_timeout = options.default_timeout.min(SHRINK_ACTION_TIMEOUT);
-    let lab = &Lab {
-        options: &options,
-        ..*lab
+    let mut shrinking = Shrinking {
+        lab: &Lab {
+            options: &options,
+            ..*lab
+        },
+        claim,
+        runs: spend.budget().shrink_runs,
     };
-    let mut current = actions;
-    let mut chunks = 2;
-    let mut runs = 0;
-    let budget = spend.budget().shrink_runs;
-    while current.len() >= 2 && runs < budget && !spend.exhausted() {
-        let size = current.len().div_ceil(chunks);
-        let mut reduced = false;
-        for start in (0..current.len()).step_by(size) {
-            let end = (start + size).min(current.len());
-            if current[start..end].iter().any(keep) {
-                continue;
-            }
-            let candidate: Vec<Action> = current[..start]
-                .iter()
-                .chain(&current[end..])
-                .cloned()
-                .collect();
-            if candidate.is_empty() {
-                continue;
-            }
-            runs += 1;
-            let run = lab
-                .run(&candidate, claim.extra().as_ref(), &[], spend, None)
-                .await;
-            if let Some((at, _)) = claim.broken_in(&run) {
-                // Cut what follows the violation, too.
-                current = match claim.index {
-                    Some(_) => candidate[..=at.min(candidate.len() - 1)].to_vec(),
-                    None => candidate,
-                };
-                chunks = (chunks - 1).max(2);
-                reduced = true;
-                break;
-            }
-            if runs >= budget {
-                break;
-            }
-        }
-        if !reduced {
-            if chunks >= current.len() {
-                break;
-            }
-            chunks = (chunks * 2).min(current.len());
-        }
+    let shortest = shrinking.ddmin(spend, actions).await;
+    shrinking.simplify(spend, shortest).await
+}
+
+/// A claim being shrunk, and the runs it has left.
+struct Shrinking<'a, 'l> {
+    lab: &'a Lab<'l>,
+    claim: &'a Claim<'a>,
+    runs: usize,
+}
+
+impl Shrinking<'_, '_> {
+    fn keeps(&self, action: &Action) -> bool {
+        [&self.claim.since, &self.claim.at]
+            .iter()
+            .any(|id| id.as_deref() == Some(&action.id))
     }
-    // Then each move made as simple as still breaks the claim, so that the regression step says
-    // what matters: a field only focused rather than typed in, a click for a double-click.
-    let mut i = 0;
-    while i < current.len() && runs < budget && !spend.exhausted() {
-        let Some(simpler) = simpler(&current[i]).filter(|_| !keep(&current[i])) else {
-            i += 1;
-            continue;
-        };
-        let mut candidate = current.clone();
-        candidate[i] = simpler;
-        runs += 1;
-        let run = lab
-            .run(&candidate, claim.extra().as_ref(), &[], spend, None)
+
+    fn left(&self, spend: &mut Budgeted<'_>) -> bool {
+        self.runs > 0 && !spend.exhausted()
+    }
+
+    /// Runs `candidate` from a fresh session: when it still breaks the claim, the candidate,
+    /// cut after the violation for a claim on one action.
+    async fn tries(
+        &mut self,
+        spend: &mut Budgeted<'_>,
+        candidate: Vec<Action>,
+    ) -> Option<Vec<Action>> {
+        self.runs = self.runs.saturating_sub(1);
+        let run = self
+            .lab
+            .run(&candidate, self.claim.extra().as_ref(), &[], spend, None)
             .await;
-        if let Some((at, _)) = claim.broken_in(&run) {
-            current = match claim.index {
-                Some(_) => candidate[..=at.min(candidate.len() - 1)].to_vec(),
-                None => candidate,
-            };
-        }
-        i += 1;
+        let (at, _) = self.claim.broken_in(&run)?;
+        Some(match self.claim.index {
+            Some(_) => candidate[..=at.min(candidate.len() - 1)].to_vec(),
+            None => candidate,
+        })
     }
-    current
+
+    /// Zeller's ddmin: chunks dropped while the claim still breaks.
+    async fn ddmin(&mut self, spend: &mut Budgeted<'_>, actions: Vec<Action>) -> Vec<Action> {
+        let mut current = actions;
+        let mut chunks = 2;
+        while current.len() >= 2 && self.left(spend) {
+            let size = current.len().div_ceil(chunks);
+            let mut reduced = false;
+            for start in (0..current.len()).step_by(size) {
+                let end = (start + size).min(current.len());
+                if current[start..end].iter().any(|a| self.keeps(a)) || end - start == current.len()
+                {
+                    continue;
+                }
+                let candidate = [&current[..start], &current[end..]].concat();
+                if let Some(shorter) = self.tries(spend, candidate).await {
+                    current = shorter;
+                    chunks = (chunks - 1).max(2);
+                    reduced = true;
+                    break;
+                }
+                if !self.left(spend) {
+                    break;
+                }
+            }
+            if !reduced {
+                if chunks >= current.len() {
+                    break;
+                }
+                chunks = (chunks * 2).min(current.len());
+            }
+        }
+        current
+    }
+
+    /// Each move made as simple as still breaks the claim, so that the regression step says
+    /// what matters: a field only focused rather than typed in, a click for a double-click.
+    async fn simplify(&mut self, spend: &mut Budgeted<'_>, actions: Vec<Action>) -> Vec<Action> {
+        let mut current = actions;
+        let mut i = 0;
+        while i < current.len() && self.left(spend) {
+            if let Some(simpler) = simpler(&current[i]).filter(|_| !self.keeps(&current[i])) {
+                let mut candidate = current.clone();
+                candidate[i] = simpler;
+                if let Some(simpler) = self.tries(spend, candidate).await {
+                    current = simpler;
+                }
+            }
+            i += 1;
+        }
+        current
+    }
 }
 
 /// The simpler move an action's place may take: typing or filling becomes focusing the field,
