@@ -34,14 +34,17 @@ pub struct Request {
     pub seconds: u64,
     /// The targets to run; empty: every target of `fuzz/`.
     pub targets: Vec<String>,
+    /// Only build the targets (`--build`): CI builds them while the suite runs.
+    pub build_only: bool,
 }
 
 impl Request {
-    /// Reads `[--time SECS] [TARGET…]`.
+    /// Reads `[--build] [--time SECS] [TARGET…]`.
     pub fn parse(args: &[String]) -> Result<Request, String> {
         let mut request = Request {
             seconds: DEFAULT_SECONDS,
             targets: Vec::new(),
+            build_only: false,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -51,6 +54,8 @@ impl Request {
                     value.parse().ok().filter(|s| *s > 0).ok_or_else(|| {
                         format!("--time takes a number of seconds, not `{value}`")
                     })?;
+            } else if arg == "--build" {
+                request.build_only = true;
             } else if arg.starts_with('-') {
                 return Err(format!("`{arg}` is not an option of `cargo xtask fuzz`"));
             } else {
@@ -191,7 +196,7 @@ impl Report {
 /// Builds, then runs every target asked for; `Err` holds the exit code.
 pub fn run(machine: &Machine, args: &[String]) -> Result<(), u8> {
     let request = Request::parse(args).map_err(|why| {
-        eprintln!("error: {why}\n\nusage: cargo xtask fuzz [--time SECS] [TARGET…]");
+        eprintln!("error: {why}\n\nusage: cargo xtask fuzz [--build] [--time SECS] [TARGET…]");
         2
     })?;
     let fuzz = machine.repo.join("fuzz");
@@ -204,6 +209,9 @@ pub fn run(machine: &Machine, args: &[String]) -> Result<(), u8> {
         "build the fuzz targets",
     )?;
     println!("fuzz: built in {:.0} s", started.elapsed().as_secs_f64());
+    if request.build_only {
+        return Ok(());
+    }
     let all = targets(machine, &toolchain)?;
     if let Some(unknown) = request.targets.iter().find(|t| !all.contains(t)) {
         eprintln!(
@@ -390,16 +398,19 @@ mod tests {
             Request::parse(&[]),
             Ok(Request {
                 seconds: 30,
-                targets: vec![]
+                targets: vec![],
+                build_only: false,
             })
         );
         assert_eq!(
             Request::parse(&args(&["predicate", "--time", "600", "plan"])),
             Ok(Request {
                 seconds: 600,
-                targets: args(&["predicate", "plan"])
+                targets: args(&["predicate", "plan"]),
+                build_only: false,
             })
         );
+        assert!(Request::parse(&args(&["--build"])).unwrap().build_only);
         for wrong in [
             &["--time"][..],
             &["--time", "0"],

@@ -27,10 +27,11 @@ tasks:
   setup [--quick]          only bring what the suite needs
   lint                     cargo fmt --check (fuzz/ too), clippy with warnings as errors, the
                            function-length lint
-  fuzz [--time SECS] [TARGET…]
+  fuzz [--build] [--time SECS] [TARGET…]
                            build the fuzz targets of fuzz/ (cargo-fuzz, on nightly when rustup
                            has it), then run each, or each TARGET, for SECS seconds (30): a
-                           crash fails it, with the input and the command that replays it
+                           crash fails it, with the input and the command that replays it;
+                           with --build, only build them
 
 --quick   the suite without Firefox, the Selenium Grid and the doc tests: no Firefox,
           geckodriver, Java or Selenium server needed, and the tests that need them are not run
