@@ -72,7 +72,7 @@ async fn replay(project: &Project, url: &str) -> BTreeMap<String, bool> {
 async fn every_seeded_bug_of_the_todo_app_is_found_and_kept_by_a_failing_test() {
     let buggy = todo("all").await;
     let project = Project::with(&[]);
-    let finished = audit_todo(&project, buggy.url(), 7, budget(6)).await;
+    let finished = audit_todo(&project, buggy.url(), 7, budget(10)).await;
     let found = found(&finished);
     for (bug, invariant) in TODO_BUGS {
         assert!(
@@ -145,7 +145,7 @@ async fn every_seeded_bug_of_the_todo_app_is_found_and_kept_by_a_failing_test() 
 async fn the_correct_todo_app_has_no_findings() {
     let correct = todo("none").await;
     let project = Project::with(&[]);
-    let finished = audit_todo(&project, correct.url(), 7, budget(6)).await;
+    let finished = audit_todo(&project, correct.url(), 7, budget(10)).await;
     assert!(
         finished.outcome.findings.is_empty(),
         "false positives: {:#?}",

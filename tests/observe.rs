@@ -302,10 +302,27 @@ document.querySelector('#place').addEventListener('click', () => {{
     )
 }
 
+/// Fields where the focus can be: the page's own, one in an open shadow root, one in a frame.
+const FOCUS: &str = r#"<!doctype html><html><head><title>Focus</title></head><body>
+<h1>Focus</h1>
+<input id="top" class="field"> <input id="hidden" class="field" style="display:none">
+<note-box></note-box>
+<iframe id="frame" srcdoc="<input id='in-frame' class='field'>"></iframe>
+<script>
+customElements.define('note-box', class extends HTMLElement {
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).innerHTML = '<input class="inner field">';
+  }
+});
+</script>
+</body></html>"#;
+
 fn fixture(name: &str) -> Option<(StatusCode, String)> {
     let ok = |body: &str| Some((StatusCode::OK, body.to_owned()));
     match name {
         "values.html" => ok(VALUES),
+        "focus.html" => ok(FOCUS),
         "shown.html" => ok(SHOWN),
         "frame.html" => ok(FRAME),
         "broken.html" => ok(BROKEN),
@@ -591,6 +608,58 @@ async fn an_observation_reads_shadow_roots_frames_visible_matches_inputs_and_mon
         check(r#"text(".nothing-here") == "Ghost""#, &seen),
         Verdict::NotApplicable { .. }
     ));
+    rig.close().await;
+}
+
+#[tokio::test]
+async fn focused_reads_the_element_a_key_goes_to_through_shadow_roots_and_frames() {
+    let rig = Rig::start().await;
+    rig.open("/focus.html").await;
+    let predicates = [
+        (r##"focused("#top")"##, "#top"),
+        (r#"focused("note-box >>> .inner")"#, "note-box >>> .inner"),
+        (r##"focused("#in-frame")"##, "#in-frame"),
+    ];
+    let all = r#"focused(".field")"#;
+    let parsed: Vec<Predicate> = predicates
+        .iter()
+        .map(|(source, _)| *source)
+        .chain([all])
+        .map(|source| Predicate::parse(source).expect("the predicate parses"))
+        .collect();
+    let probes: BTreeSet<Probe> = parsed.iter().flat_map(Predicate::probes).collect();
+    let holding = |seen: &Observation| -> Vec<bool> {
+        parsed
+            .iter()
+            .map(|p| p.check(seen, None, None) == Verdict::Holds)
+            .collect()
+    };
+    // Nothing holds the focus yet: the body has it.
+    let seen = rig.session.observe(&probes).await.expect("observed");
+    assert_eq!(holding(&seen), [false, false, false, false]);
+    let focus = [
+        "document.getElementById('top').focus()",
+        "document.querySelector('note-box').shadowRoot.querySelector('.inner').focus()",
+        "document.getElementById('frame').contentDocument.getElementById('in-frame').focus()",
+    ];
+    for (n, script) in focus.iter().enumerate() {
+        rig.session
+            .execute_script(script)
+            .await
+            .unwrap_or_else(|e| panic!("{script}: {e}"));
+        let seen = rig.session.observe(&probes).await.expect("observed");
+        let mut expected = [false; 4];
+        expected[n] = true;
+        expected[3] = true;
+        assert_eq!(holding(&seen), expected, "after {}", predicates[n].1);
+    }
+    // A hidden match is not read; a blurred field holds nothing.
+    rig.session
+        .execute_script("document.activeElement.blur(); document.getElementById('hidden').focus()")
+        .await
+        .expect("blurred");
+    let seen = rig.session.observe(&probes).await.expect("observed");
+    assert_eq!(holding(&seen), [false, false, false, false]);
     rig.close().await;
 }
 

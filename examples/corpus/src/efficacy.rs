@@ -33,6 +33,68 @@ pub struct Trial {
     /// Each action the audit took, as `walk: step`, in order: what it did, to read why it
     /// missed a bug.
     pub steps: Vec<String>,
+    /// The kinds of move ([`move_kind`]) in the findings' shrunk steps: the moves their
+    /// regression tests make.
+    pub kinds: BTreeSet<String>,
+    /// The same, by the invariant each finding broke.
+    pub kinds_by_invariant: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Every kind of move a person makes in the audit's walks, as [`move_kind`] names them.
+pub const MOVE_KINDS: [&str; 20] = [
+    "click",
+    "double_click",
+    "hover",
+    "click background",
+    "focus",
+    "type",
+    "fill",
+    "check",
+    "select",
+    "press Enter",
+    "press Escape",
+    "press Tab",
+    "press Shift+Tab",
+    "press Backspace",
+    "press Delete",
+    "press ArrowDown",
+    "goto",
+    "back",
+    "forward",
+    "reload",
+];
+
+/// The plain elements the walks click to leave a field (the page's background): a click on
+/// one of them without a role is a click on the background.
+const BACKGROUND_TAGS: [&str; 9] = [
+    "h1", "h2", "h3", "p", "header", "footer", "main", "section", "article",
+];
+
+/// What kind of move an action is: its kind (`click`, `type`, `back`), a key press with its key
+/// (`press Backspace`), and a click on a plain element (a heading, a paragraph) as
+/// `click background`. Checking and unchecking are both `check`; any arrow key is
+/// `press ArrowDown`.
+pub fn move_kind(action: &windup_core::plan::Action) -> String {
+    use windup_core::plan::ActionKind;
+    match action.kind {
+        ActionKind::Press => {
+            let key = action.key.as_deref().unwrap_or("");
+            if key.starts_with("Arrow") {
+                "press ArrowDown".to_owned()
+            } else {
+                format!("press {key}")
+            }
+        }
+        ActionKind::Click
+            if action.target.as_ref().is_some_and(|t| {
+                t.identity.role.is_none() && BACKGROUND_TAGS.contains(&t.identity.tag.as_str())
+            }) =>
+        {
+            "click background".to_owned()
+        }
+        ActionKind::Uncheck => "check".to_owned(),
+        kind => kind.to_string(),
+    }
 }
 
 impl Trial {
@@ -74,6 +136,8 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
         stopped_by: String::new(),
         error: None,
         steps: Vec::new(),
+        kinds: BTreeSet::new(),
+        kinds_by_invariant: BTreeMap::new(),
     };
     let site = match serve(app, &bugs).await {
         Ok(site) => site,
@@ -142,6 +206,13 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
                     .broken
                     .entry(finding.invariant_id.clone())
                     .or_insert(finding.found_after);
+                let kinds = finding.actions.iter().map(move_kind);
+                trial
+                    .kinds_by_invariant
+                    .entry(finding.invariant_id.clone())
+                    .or_default()
+                    .extend(kinds.clone());
+                trial.kinds.extend(kinds);
             }
             trial.actions = outcome.actions;
             trial.runtime = outcome.runtime;
@@ -253,6 +324,74 @@ pub fn table(apps: &[App], trials: &[Trial]) -> String {
                 ));
             }
         }
+        let mine: Vec<&Trial> = trials.iter().filter(|t| of(t)).collect();
+        out.push_str(&kinds_line(&mine));
     }
     out
+}
+
+/// Which kinds of move the findings' regression tests make, over all `trials`, and which of
+/// [`MOVE_KINDS`] none makes.
+fn kinds_line(trials: &[&Trial]) -> String {
+    let made: BTreeSet<&str> = trials
+        .iter()
+        .flat_map(|t| t.kinds.iter().map(String::as_str))
+        .collect();
+    let missing: Vec<&str> = MOVE_KINDS
+        .iter()
+        .copied()
+        .filter(|k| !made.contains(k))
+        .collect();
+    format!(
+        "moves in the findings' tests: {}\nmoves in none: {}\n",
+        made.into_iter().collect::<Vec<_>>().join(", "),
+        if missing.is_empty() {
+            "-".to_owned()
+        } else {
+            missing.join(", ")
+        }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use windup_core::plan::{Action, ActionKind, Identity, Target};
+
+    fn on(kind: ActionKind, tag: &str, role: Option<&str>) -> Action {
+        let mut action = Action::new("a1", kind);
+        action.target = Some(Target {
+            frames: Vec::new(),
+            selector: tag.to_owned(),
+            identity: Identity {
+                tag: tag.to_owned(),
+                role: role.map(str::to_owned),
+                ..Identity::default()
+            },
+        });
+        action
+    }
+
+    #[test]
+    fn a_move_is_named_by_its_kind_its_key_or_as_a_click_on_the_background() {
+        let mut press = Action::new("a1", ActionKind::Press);
+        press.key = Some("Backspace".to_owned());
+        assert_eq!(move_kind(&press), "press Backspace");
+        press.key = Some("ArrowLeft".to_owned());
+        assert_eq!(move_kind(&press), "press ArrowDown");
+        assert_eq!(
+            move_kind(&on(ActionKind::Click, "h1", None)),
+            "click background"
+        );
+        assert_eq!(move_kind(&on(ActionKind::Click, "button", None)), "click");
+        assert_eq!(
+            move_kind(&on(ActionKind::Click, "p", Some("button"))),
+            "click"
+        );
+        assert_eq!(move_kind(&on(ActionKind::Uncheck, "input", None)), "check");
+        assert_eq!(
+            move_kind(&Action::new("a1", ActionKind::Forward)),
+            "forward"
+        );
+    }
 }

@@ -48,6 +48,10 @@ pub struct Bug {
     pub invariant: String,
     pub kind: String,
     pub reach: String,
+    /// The kinds of move ([`efficacy::move_kind`]) without which nothing reaches the bug: the
+    /// regression test of its finding makes each of them.
+    #[serde(default)]
+    pub moves: Vec<String>,
 }
 
 /// What went wrong reading or serving the corpus.
@@ -337,6 +341,16 @@ mod tests {
                 "{}: each bug breaks its own rule",
                 app.name
             );
+            for bug in &app.bugs {
+                for kind in &bug.moves {
+                    assert!(
+                        efficacy::MOVE_KINDS.contains(&kind.as_str()),
+                        "{}: {}: {kind:?} is not a kind of move",
+                        app.name,
+                        bug.id
+                    );
+                }
+            }
         }
     }
 

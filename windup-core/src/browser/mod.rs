@@ -613,10 +613,15 @@ impl Session {
     /// Chromium, and a framework that keeps the field's value (React, Vue) would put the old
     /// text back at its next render. A field the keys do not empty (a date) is then cleared
     /// WebDriver's way.
+    ///
+    /// The field takes the focus first as a click gives it ([`Session::focus`]): the element it
+    /// leaves hears where the focus went (`relatedTarget`), where WebDriver's own focusing blurs
+    /// it towards nothing first.
     pub async fn type_into(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
         if text.contains(['\n', '\r']) {
             self.forget_seen_url();
         }
+        self.focus(element).await?;
         let typed = async {
             if !element.empty {
                 element.element.send_keys(SELECT_ALL_AND_DELETE).await?;
@@ -756,11 +761,13 @@ impl Session {
     }
 
     /// Types `text` key by key into a field that passed the gate, after what it holds: no
-    /// clearing, no Enter. What a person types and leaves pending.
+    /// clearing, no Enter. What a person types and leaves pending. The field takes the focus
+    /// first as in [`Session::type_into`].
     pub async fn type_more(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
         if text.contains(['\n', '\r']) {
             self.forget_seen_url();
         }
+        self.focus(element).await?;
         element
             .element
             .send_keys(text)

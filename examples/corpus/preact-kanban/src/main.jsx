@@ -71,7 +71,10 @@ function Card({ card, editing, colIndex, onStartEdit, onEditDone, onMove }) {
               if (e.key === 'Enter') end(true);
               else if (e.key === 'Escape') end(bug('escape-saves-edit'));
             }}
-            onBlur={() => end(!bug('blur-drops-edit'))}
+            // The bug: a blur to nowhere (no element takes the focus, as when the person clicks
+            // the page itself rather than a control) is taken for a cancel. Tab and clicks on
+            // the board's controls, which take the focus, still save.
+            onBlur={(e) => end(!(bug('blur-drops-edit') && e.relatedTarget === null))}
           />
           <small className="hint">Enter saves · Esc cancels</small>
         </div>
@@ -115,8 +118,8 @@ function Board() {
 
   const move = (id, col) => setCards((prev) => prev.map((c) => (c.id === id ? { ...c, col } : c)));
 
-  // What the tag input this field was made from does on Backspace or Delete in an empty field:
-  // the last tag goes. On the board it is the backspace-removes-card bug.
+  // What the tag input this field was made from does on Backspace in an empty field: the last
+  // tag goes. On the board it is the backspace-removes-card bug.
   const dropLast = (col) =>
     setCards((prev) => {
       const last = prev.map((c) => c.col).lastIndexOf(col);
@@ -166,7 +169,7 @@ function Board() {
                   onKeyDown={(e) => {
                     // The bug: a keydown handler adds the card, and so does the form's submit.
                     if (bug('enter-adds-twice') && e.key === 'Enter') add(column.id, e.currentTarget.value);
-                    const erase = e.key === 'Backspace' || e.key === 'Delete';
+                    const erase = e.key === 'Backspace';
                     if (bug('backspace-removes-card') && erase && e.currentTarget.value === '') {
                       dropLast(column.id);
                     }

@@ -55,13 +55,23 @@ function emptyField(el) {
   if (el.isContentEditable) return W.squash(el.textContent) === '';
   return null;
 }
+// What a person calls an element: its accessible name; for an element that is not a control
+// and names itself by nothing but its text, that text only while it is short (a row, a card's
+// title). A container's text is all it holds, and changes with every state of the app: a replay
+// must not take it for another element.
+const SHORT_NAME = 40;
+function nameOf(el) {
+  const name = accessibleName(el);
+  if (!name || name.length <= SHORT_NAME || el.matches(INTERACTIVE)) return name;
+  return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? name : null;
+}
 function described(el, extra) {
   const found = selectors(el);
   const link = el.tagName === 'A' && el.href && sameOrigin(el.href) ? new URL(el.href, location.href).href : null;
   return Object.assign({
     tag: el.tagName.toLowerCase(),
     role: role(el),
-    name: accessibleName(el),
+    name: nameOf(el),
     label: labelText(el),
     input_type: el.tagName === 'INPUT' ? el.type : null,
     field: el.getAttribute('name'),
@@ -138,18 +148,22 @@ for (const el of W.deepAll(INTERACTIVE).slice(0, 300)) {
   actables.push(entry);
 }
 // A plain element to click to leave a field: a heading or a paragraph that listens for nothing
-// and takes the pointer itself.
+// and takes the pointer itself (a heading first: it names the click as a person sees it, where
+// a container would be named by all its text).
 let background = null;
-for (const el of W.deepAll('h1, h2, h3, header, footer, p, main, section, article').slice(0, 100)) {
-  if (el.matches(CONTROL_OR_INSIDE) || taken.has(el) || listens(el).length || !W.isVisible(el) || !reachable(el)) continue;
-  const box = el.getBoundingClientRect();
-  const x = box.left + Math.min(box.width / 2, 8);
-  const y = box.top + box.height / 2;
-  if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) continue;
-  const hit = W.hitAt(x, y);
-  if (!hit || !(hit === el || (W.within(el, hit) && !hit.matches(CONTROL_OR_INSIDE) && !listens(hit).length))) continue;
-  background = described(el);
-  break;
+for (const kind of ['h1', 'h2', 'h3', 'p', 'header, footer', 'main, section, article']) {
+  for (const el of W.deepAll(kind).slice(0, 25)) {
+    if (el.matches(CONTROL_OR_INSIDE) || taken.has(el) || listens(el).length || !W.isVisible(el) || !reachable(el)) continue;
+    const box = el.getBoundingClientRect();
+    const x = box.left + Math.min(box.width / 2, 8);
+    const y = box.top + box.height / 2;
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) continue;
+    const hit = W.hitAt(x, y);
+    if (!hit || !(hit === el || (W.within(el, hit) && !hit.matches(CONTROL_OR_INSIDE) && !listens(hit).length))) continue;
+    background = described(el);
+    break;
+  }
+  if (background) break;
 }
 const forms = formsSeen.map((form) => ({
   selector: selectors(form)[0],

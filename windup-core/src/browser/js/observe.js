@@ -1,5 +1,5 @@
 // The page as an Observation (observe.rs): `look(probes)`, probes being [{ selector, field }] with
-// field "text" or "value". Answers { url, title, status, found, events, broken_texts, negative_amounts }:
+// field "text", "value" or "focus". Answers { url, title, status, found, events, broken_texts, negative_amounts }:
 // `found` holds one list per probe, what every visible match showed, the page's own matches first
 // (through open shadow roots, in tree order) and then those of each visible same-origin frame.
 // The page-events observer is installed where it is missing, in the page and its same-origin
@@ -61,15 +61,31 @@ function valueOf(el) {
   if (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA') return String(el.value);
   return W.squash(W.text(el));
 }
+// The element of `doc` that holds the focus, through open shadow roots; null when the focus is
+// not in `doc` (a frame's document counts only while its frame holds the page's focus).
+function focusIn(doc) {
+  const deep = (d) => {
+    let el = d.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    return el;
+  };
+  if (doc !== document) {
+    const frame = doc.defaultView && doc.defaultView.frameElement;
+    if (!frame || focusIn(frame.ownerDocument) !== frame) return null;
+  }
+  return deep(doc);
+}
 function read(docs, probe) {
   const out = [];
   for (const doc of docs) {
     let matches = [];
     try { matches = matchesIn(doc, probe.selector); } catch (e) { return []; }
+    const focus = probe.field === 'focus' ? focusIn(doc) : null;
     for (const el of matches) {
       // A field hidden and shown through its label (a styled checkbox) is read as a person sees it.
       if (probe.field === 'value' ? W.isVisible(el) || W.visibleLabel(el) : W.isVisible(el)) {
-        out.push(probe.field === 'value' ? valueOf(el) : W.squash(W.text(el)));
+        if (probe.field === 'focus') out.push(el === focus);
+        else out.push(probe.field === 'value' ? valueOf(el) : W.squash(W.text(el)));
       }
     }
   }

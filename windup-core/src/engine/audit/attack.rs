@@ -11,7 +11,7 @@ use crate::invariant::{Field, Observation, Probe, location_of};
 use crate::plan::Action;
 
 use super::explore::{Explored, Page, filled, form_key, send};
-use super::judge::{Judged, Suspect};
+use super::judge::{Blurs, Judged, Suspect};
 use super::moves::{self, numbered};
 use super::oracles;
 use super::rng::Rng;
@@ -286,6 +286,7 @@ async fn try_attack(
         let suspect = Suspect::Invariant {
             actions: actions.clone(),
             violation: violation.clone(),
+            blurs: Blurs::new(),
         };
         judged.consider(lab, spend, suspect, label).await;
     }
@@ -567,6 +568,7 @@ async fn random_walk(lab: &Lab<'_>, number: usize, spend: &mut Budgeted<'_>, jud
             let suspect = Suspect::Invariant {
                 actions: walk.actions.clone(),
                 violation,
+                blurs: walk.blurs.clone(),
             };
             replayed |= judged.consider(lab, spend, suspect, &walk.label).await;
         }
@@ -598,6 +600,8 @@ struct Walk<'a> {
     probes: BTreeSet<crate::invariant::Probe>,
     run: Run,
     actions: Vec<Action>,
+    /// A click on the page's background for each click made where the page had one.
+    blurs: Blurs,
     /// What the page offers now, and what it showed a person before the last move.
     digest: crate::browser::PageDigest,
     before: Option<std::collections::HashSet<String>>,
@@ -630,6 +634,7 @@ impl<'a> Walk<'a> {
                 ..Run::default()
             },
             actions: Vec::new(),
+            blurs: Blurs::new(),
             first: location_of(&digest.url),
             digest,
             before: None,
@@ -671,6 +676,12 @@ impl<'a> Walk<'a> {
     async fn make(&mut self, lab: &Lab<'_>, chosen: &walk::Move, spend: &mut Budgeted<'_>) -> bool {
         for mut action in chosen.actions.iter().cloned() {
             action.id = format!("a{}", self.actions.len() + 1);
+            if let (crate::plan::ActionKind::Click, Some(background)) =
+                (action.kind, &self.digest.background)
+            {
+                self.blurs
+                    .insert(action.id.clone(), super::moves::click(background));
+            }
             self.actions.push(action);
             let index = self.actions.len() - 1;
             spend.actions += 1;

@@ -26,6 +26,10 @@ pub(super) enum Suspect {
     Invariant {
         actions: Vec<Action>,
         violation: Violation,
+        /// For a click of a walk, by its id: a click on the page's background as the page was
+        /// then, the simpler move the shrinker tries in its place (the click may only have
+        /// mattered because it took the focus away).
+        blurs: Blurs,
     },
     /// A differential oracle: `invariant` checked after action `at` against the state after
     /// action `since` (ids).
@@ -39,6 +43,9 @@ pub(super) enum Suspect {
         seen: Vec<String>,
     },
 }
+
+/// Clicks on the page's background, by the id of the click each may replace.
+pub(super) type Blurs = BTreeMap<String, Action>;
 
 /// The findings so far, and what did not reproduce.
 #[derive(Default)]
@@ -105,6 +112,11 @@ impl Judged {
         attack: &str,
     ) -> bool {
         let (actions, claim, _) = claim_of(lab, &suspect);
+        let no_blurs = Blurs::new();
+        let blurs = match &suspect {
+            Suspect::Invariant { blurs, .. } => blurs,
+            Suspect::Records { .. } => &no_blurs,
+        };
         let class = match &suspect {
             Suspect::Records { class, .. } => format!("{}/{class}", claim.invariant.id),
             Suspect::Invariant { .. } => claim.invariant.id.clone(),
@@ -128,7 +140,7 @@ impl Judged {
         // A record suspect is already short: the shortest known way to its form (the
         // exploration's), the two visits that count, and the submission.
         let actions = match claim.index {
-            Some(_) => shrink(lab, spend, &claim, actions).await,
+            Some(_) => shrink(lab, spend, &claim, actions, blurs).await,
             None => actions,
         };
         let proof = Proof {
@@ -356,7 +368,9 @@ struct Proof {
 /// A suspect's actions (up to its violation), what reproducing it must show, and what it saw.
 fn claim_of<'a>(lab: &'a Lab<'_>, suspect: &'a Suspect) -> (Vec<Action>, Claim<'a>, Vec<String>) {
     match suspect {
-        Suspect::Invariant { actions, violation } => (
+        Suspect::Invariant {
+            actions, violation, ..
+        } => (
             actions[..=violation.at].to_vec(),
             Claim {
                 invariant: &lab.invariants[violation.invariant],
@@ -408,13 +422,15 @@ fn fingerprint(actions: &[Action]) -> String {
 }
 
 /// The shortest, simplest sequence found that still breaks the claim, within the budget's
-/// shrinking runs: Zeller's ddmin over the actions, then each move made simpler. The
-/// differential oracles' two visits (`since`, `at`) are never dropped nor changed.
+/// shrinking runs: Zeller's ddmin over the actions, then each move made simpler (`blurs`: the
+/// background clicks that may replace clicks). The differential oracles' two visits (`since`,
+/// `at`) are never dropped nor changed.
 async fn shrink(
     lab: &Lab<'_>,
     spend: &mut Budgeted<'_>,
     claim: &Claim<'_>,
     actions: Vec<Action>,
+    blurs: &Blurs,
 ) -> Vec<Action> {
     // A candidate usually fails by an action whose control is not there without the actions
     // dropped: it is given less time to appear. A slow page only makes shrinking stop sooner.
@@ -427,6 +443,7 @@ async fn shrink(
         },
         claim,
         runs: spend.budget().shrink_runs,
+        blurs,
     };
     let shortest = shrinking.ddmin(spend, actions).await;
     shrinking.simplify(spend, shortest).await
@@ -437,6 +454,7 @@ struct Shrinking<'a, 'l> {
     lab: &'a Lab<'l>,
     claim: &'a Claim<'a>,
     runs: usize,
+    blurs: &'a Blurs,
 }
 
 impl Shrinking<'_, '_> {
@@ -504,16 +522,21 @@ impl Shrinking<'_, '_> {
     }
 
     /// Each move made as simple as still breaks the claim, so that the regression step says
-    /// what matters: a field only focused rather than typed in, a click for a double-click.
+    /// what matters: a field only focused rather than typed in, a click for a double-click, a
+    /// click on the page's background for a click whose control did nothing the rule needs.
+    /// A move made simpler is tried simpler still (a double-click, then a click, then the
+    /// background).
     async fn simplify(&mut self, spend: &mut Budgeted<'_>, actions: Vec<Action>) -> Vec<Action> {
         let mut current = actions;
         let mut i = 0;
         while i < current.len() && self.left(spend) {
-            if let Some(simpler) = simpler(&current[i]).filter(|_| !self.keeps(&current[i])) {
+            let simpler = simpler(&current[i], self.blurs).filter(|_| !self.keeps(&current[i]));
+            if let Some(simpler) = simpler {
                 let mut candidate = current.clone();
                 candidate[i] = simpler;
-                if let Some(simpler) = self.tries(spend, candidate).await {
-                    current = simpler;
+                if let Some(shrunk) = self.tries(spend, candidate).await {
+                    current = shrunk;
+                    continue;
                 }
             }
             i += 1;
@@ -523,11 +546,22 @@ impl Shrinking<'_, '_> {
 }
 
 /// The simpler move an action's place may take: typing or filling becomes focusing the field,
-/// a double-click a click. None for a move with nothing simpler.
-fn simpler(action: &Action) -> Option<Action> {
+/// a double-click a click, a click on a control a click on the page's background (from
+/// `blurs`, by the click's id). None for a move with nothing simpler.
+fn simpler(action: &Action, blurs: &Blurs) -> Option<Action> {
     let kind = match action.kind {
         ActionKind::Type | ActionKind::Fill if action.target.is_some() => ActionKind::Focus,
         ActionKind::DoubleClick => ActionKind::Click,
+        ActionKind::Click => {
+            let background = blurs.get(&action.id)?;
+            let on = |a: &Action| a.target.as_ref().map(|t| t.selector.clone());
+            if on(background) == on(action) {
+                return None;
+            }
+            let mut simpler = background.clone();
+            simpler.id.clone_from(&action.id);
+            return Some(simpler);
+        }
         _ => return None,
     };
     let mut simpler = action.clone();
@@ -557,18 +591,36 @@ mod tests {
 
     #[test]
     fn typing_is_simpler_as_focus_and_a_double_click_as_a_click() {
+        let none = Blurs::new();
         for kind in [ActionKind::Type, ActionKind::Fill] {
-            let focus = simpler(&on(kind, Some("Tea time"))).expect("a simpler move");
+            let focus = simpler(&on(kind, Some("Tea time")), &none).expect("a simpler move");
             assert_eq!(focus.kind, ActionKind::Focus);
             assert_eq!(focus.value, None);
             assert_eq!(focus.id, "a3", "the claim's visits name actions by id");
             assert_eq!(focus.target, on(kind, None).target);
         }
-        let click = simpler(&on(ActionKind::DoubleClick, None)).expect("a simpler move");
+        let click = simpler(&on(ActionKind::DoubleClick, None), &none).expect("a simpler move");
         assert_eq!(click.kind, ActionKind::Click);
         for kind in [ActionKind::Click, ActionKind::Focus, ActionKind::Press] {
-            assert!(simpler(&on(kind, None)).is_none(), "{kind:?}");
+            assert!(simpler(&on(kind, None), &none).is_none(), "{kind:?}");
         }
-        assert!(simpler(&Action::new("a1", ActionKind::Fill)).is_none());
+        assert!(simpler(&Action::new("a1", ActionKind::Fill), &none).is_none());
+    }
+
+    #[test]
+    fn a_click_is_simpler_as_a_click_on_the_background_the_page_had_then() {
+        let mut background = on(ActionKind::Click, None);
+        background.id = "b".to_owned();
+        background.target.as_mut().unwrap().selector = "h1".to_owned();
+        let blurs = Blurs::from([("a3".to_owned(), background)]);
+        let blur = simpler(&on(ActionKind::Click, None), &blurs).expect("a simpler move");
+        assert_eq!(blur.kind, ActionKind::Click);
+        assert_eq!(blur.target.as_ref().unwrap().selector, "h1");
+        assert_eq!(blur.id, "a3", "it takes the click's place");
+        // Nothing simpler than the background itself, and no background for another click.
+        assert!(simpler(&blur, &blurs).is_none());
+        let mut other = on(ActionKind::Click, None);
+        other.id = "a4".to_owned();
+        assert!(simpler(&other, &blurs).is_none());
     }
 }

@@ -95,7 +95,7 @@ impl Default for Budget {
             pages: 24,
             walks: None,
             walk_length: 24,
-            shrink_runs: 8,
+            shrink_runs: 12,
         }
     }
 }

@@ -126,9 +126,11 @@ pub(super) fn moves(
         None => {}
     }
     in_focus.extend(from..out.0.len());
-    if let Some(background) = &digest.background {
-        let weight = if digest.focused.is_some() { 1.0 } else { 0.2 };
-        out.add("click background", weight, vec![moves::click(background)]);
+    let in_field = focused.is_some_and(Control::is_text_field);
+    if let Some(leave) = background_move(digest, in_field, &mut out)
+        && in_field
+    {
+        in_focus.push(leave);
     }
     if history.went {
         out.add("back", 1.2, vec![moves::back()]);
@@ -138,7 +140,7 @@ pub(super) fn moves(
         out.0.len() - 1
     });
     out.add("reload", 1.0, vec![moves::reload()]);
-    let share = if focused.is_some_and(Control::is_text_field) {
+    let share = if in_field {
         FOCUSED_FIELD_SHARE
     } else {
         FOCUSED_ELEMENT_SHARE
@@ -148,6 +150,19 @@ pub(super) fn moves(
         out.share(&[forward], JUST_BACK_FORWARD_SHARE);
     }
     out.0
+}
+
+/// A click on the page's background, when it has one: how a person most often leaves a text
+/// field, and sometimes another focused element. Its index among the moves.
+fn background_move(digest: &PageDigest, in_field: bool, out: &mut Moves) -> Option<usize> {
+    let background = digest.background.as_ref()?;
+    let weight = match (in_field, digest.focused.is_some()) {
+        (true, _) => 1.5,
+        (false, true) => 1.0,
+        (false, false) => 0.2,
+    };
+    out.add("click background", weight, vec![moves::click(background)]);
+    Some(out.0.len() - 1)
 }
 
 #[derive(Default)]
@@ -350,11 +365,13 @@ fn key_moves(focused: Option<&Control>, rng: &mut Rng, out: &mut Moves) {
     let typing = focused.is_some_and(Control::is_text_field);
     let empty = focused.and_then(|c| c.empty).unwrap_or(true);
     let at = focused.map(what).unwrap_or_else(|| "focus".to_owned());
+    // In an empty field Backspace is as common as Enter or Escape: holding it to erase what was
+    // typed goes past the start, and tag and list editors act on it there.
     let keys: &[(&str, f64)] = if typing {
         &[
             ("Enter", if empty { 1.0 } else { 2.5 }),
             ("Escape", if empty { 1.0 } else { 2.0 }),
-            ("Backspace", if empty { 0.6 } else { 1.0 }),
+            ("Backspace", 1.0),
             ("Tab", 0.7),
             ("Shift+Tab", 0.3),
             ("Delete", 0.2),
@@ -568,7 +585,7 @@ mod tests {
         let history = History {
             went: true,
             came_back: true,
-            just_back: false,
+            ..History::default()
         };
         let moves = moves(&config(), &page, None, &mut Rng::new(1), "m", history);
         let kinds = kinds(&moves);
@@ -744,6 +761,19 @@ mod tests {
             .find(|m| m.key.starts_with("press Escape"))
             .unwrap();
         assert!(escape.weight / total > 0.03, "Escape is a likely move");
+        // Leaving the field by a click on the page beside it is one of the moves in it.
+        page.background = Some(control("h1", "Items"));
+        let moves = offered(&page);
+        let total: f64 = moves.iter().map(|m| m.weight).sum();
+        let editing: f64 = moves
+            .iter()
+            .filter(|m| m.key.contains("\"Rename\"") || m.key == "click background")
+            .map(|m| m.weight)
+            .sum();
+        assert!(
+            (editing / total - FOCUSED_FIELD_SHARE).abs() < 1e-9,
+            "{editing} of {total}"
+        );
     }
 
     #[test]

@@ -253,6 +253,7 @@ async fn run_planned(
         let suspect = Suspect::Invariant {
             actions: actions.clone(),
             violation: violation.clone(),
+            blurs: super::judge::Blurs::new(),
         };
         judged.consider(lab, spend, suspect, &label).await;
     }

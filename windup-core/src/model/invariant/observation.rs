@@ -20,6 +20,8 @@ pub enum Field {
     /// The current value of an input, select or text area as its text; whether a checkbox or
     /// radio is checked, as a bool.
     Value,
+    /// Whether the match holds the focus (the element a key pressed now goes to), as a bool.
+    Focus,
 }
 
 /// One probe's answer: what every visible match held, in document order.
@@ -30,8 +32,9 @@ pub struct Found {
     pub texts: Vec<Reading>,
 }
 
-/// What one match held: a text (an element's, or a field's value), or whether a checkbox or
-/// radio is checked. On the wire a JSON string or a bool.
+/// What one match held: a text (an element's, or a field's value), or a bool (whether a
+/// checkbox or radio is checked, whether the element holds the focus). On the wire a JSON
+/// string or a bool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Reading {

@@ -5,7 +5,7 @@
 //! The page is read through functions that each take one CSS selector literal, so every value a
 //! predicate needs is known before it runs and is extracted in one script:
 //! `text`, `texts`, `count`, `visible`, `number`, `numbers`, `money`, `moneys`, `input`,
-//! `inputs`; the state before the action through `before.` (`before.count(".row")`).
+//! `inputs`, `focused`; the state before the action through `before.` (`before.count(".row")`).
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
@@ -31,10 +31,11 @@ pub enum Extract {
     Moneys,
     Value,
     Values,
+    Focused,
 }
 
 impl Extract {
-    pub const ALL: [Extract; 10] = [
+    pub const ALL: [Extract; 11] = [
         Extract::Text,
         Extract::Texts,
         Extract::Count,
@@ -45,6 +46,7 @@ impl Extract {
         Extract::Moneys,
         Extract::Value,
         Extract::Values,
+        Extract::Focused,
     ];
 
     pub fn name(self) -> &'static str {
@@ -59,6 +61,7 @@ impl Extract {
             Extract::Moneys => "moneys",
             Extract::Value => "input",
             Extract::Values => "inputs",
+            Extract::Focused => "focused",
         }
     }
 
@@ -69,6 +72,7 @@ impl Extract {
     fn field(self) -> Field {
         match self {
             Extract::Value | Extract::Values => Field::Value,
+            Extract::Focused => Field::Focus,
             _ => Field::Text,
         }
     }
@@ -722,6 +726,7 @@ fn read(extract: Extract, selector: &str, page: &Observation) -> Result<Value, S
         Extract::Values => Value::List(Arc::new(texts.iter().map(value).collect())),
         Extract::Count => Value::Int(i64::try_from(texts.len()).unwrap_or(i64::MAX)),
         Extract::Visible => Value::Bool(!texts.is_empty()),
+        Extract::Focused => Value::Bool(texts.contains(&Reading::Checked(true))),
         Extract::Number => {
             let text = first()?.text();
             number(&text).ok_or_else(|| not_a("a number", &text))?

@@ -67,7 +67,7 @@ pub fn lines(event: &RunEvent) -> Vec<Line> {
     }
 }
 
-/// `budget: 180 s, 2000 actions, 24 pages, walks of 24 actions until it is spent, 8 shrink
+/// `budget: 180 s, 2000 actions, 24 pages, walks of 24 actions until it is spent, 12 shrink
 /// runs` (or `6 walks of 24 actions`).
 pub fn budget_line(budget: &Budget) -> String {
     let walks = match budget.walks {

@@ -115,7 +115,7 @@ type Reader = ReturnType<typeof reader>;
 function reader(seen: Seen, probes: Probe[]) {
   const url = new URL(seen.url);
   const texts = (kind: string, selector: string): string[] => {
-    const field = kind === 'input' || kind === 'inputs' ? 'value' : 'text';
+    const field = kind === 'input' || kind === 'inputs' ? 'value' : kind === 'focused' ? 'focus' : 'text';
     const at = probes.findIndex((p) => p.selector === selector && p.field === field);
     if (at < 0) throw new NotApplicable(`${JSON.stringify(selector)} was not read from the page`);
     return seen.found[at];
@@ -139,6 +139,8 @@ function reader(seen: Seen, probes: Probe[]) {
         return all.length;
       case 'visible':
         return all.length > 0;
+      case 'focused':
+        return all.some((held: unknown) => held === true);
       case 'number': {
         const n = parseNumber(first());
         if (n === null) throw notA('a number', first());

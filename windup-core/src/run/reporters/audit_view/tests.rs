@@ -189,7 +189,7 @@ fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
 fn a_budget_in_one_line() {
     assert_eq!(
         budget_line(&Budget::default()),
-        "budget: 180 s, 2000 actions, 24 pages, walks of 24 actions until it is spent, 8 shrink \
+        "budget: 180 s, 2000 actions, 24 pages, walks of 24 actions until it is spent, 12 shrink \
          runs"
     );
     let odd = Budget {
