@@ -169,16 +169,14 @@ fn a_killed_test_process_leaves_no_browser_behind() {
             groups.iter().any(|g| !processes_in_group(*g).is_empty()),
             "the child's browser runs"
         );
-        let pid = child.id();
+        // Its scratch folder (profiles, driver log), seen while it lives, outlives it, and the
+        // next browser removes it (a test launching one meanwhile may be first: any next
+        // browser cleans up after a dead owner).
+        let left = scratch_folders_of(child.id());
+        assert!(!left.is_empty(), "the child has a scratch folder ({kind})");
         child.kill().expect("SIGKILL the child");
         child.wait().expect("reap the child");
         assert_groups_end(&groups);
-        // Its scratch folder (profiles, driver log) stays, and the next browser removes it.
-        let left = scratch_folders_of(pid);
-        assert!(
-            !left.is_empty(),
-            "the killed child had a scratch folder ({kind})"
-        );
         let runtime = tokio::runtime::Runtime::new().expect("a runtime");
         runtime.block_on(async {
             let next = windup::engine::Browser::launch(common::browser_config())

@@ -119,13 +119,6 @@ fn test(machine: &Machine, quick: bool, args: &[String]) -> Result<(), u8> {
         // The tests "in each browser" keep to Chromium (tests/common's `browsers`).
         nextest.env("WINDUP_TEST_BROWSERS", "chromium");
     }
-    // One test more at once than there are cores, unless told otherwise: the long tests are a
-    // group of at most one per core (.config/nextest.toml), and the extra slot runs short
-    // tests while browsers wait.
-    if std::env::var_os("NEXTEST_TEST_THREADS").is_none() {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        nextest.env("NEXTEST_TEST_THREADS", (cores + 1).to_string());
-    }
     nextest.args(args);
     let mut runs = vec![(nextest, suite::Stream::Stderr)];
     if args.is_empty() && !quick {
