@@ -524,8 +524,7 @@ impl Shrinking<'_, '_> {
     /// Each move made as simple as still breaks the claim, so that the regression step says
     /// what matters: a field only focused rather than typed in, a click for a double-click, a
     /// click on the page's background for a click whose control did nothing the rule needs.
-    /// A move made simpler is tried simpler still (a double-click, then a click, then the
-    /// background).
+    /// A move made simpler is tried simpler again while there is a simpler one.
     async fn simplify(&mut self, spend: &mut Budgeted<'_>, actions: Vec<Action>) -> Vec<Action> {
         let mut current = actions;
         let mut i = 0;
