@@ -103,7 +103,7 @@ async fn audit_app(name: &str, floor: usize) {
             );
         }
     }
-    eprintln!("{name}: the regression tests' moves: {:?}", buggy.kinds);
+    eprintln!("{name}: the regression tests' moves: {:?}", buggy.kinds());
 
     let clean_project = tempfile::tempdir().unwrap();
     let clean = trial(

@@ -33,10 +33,8 @@ pub struct Trial {
     /// Each action the audit took, as `walk: step`, in order: what it did, to read why it
     /// missed a bug.
     pub steps: Vec<String>,
-    /// The kinds of move ([`move_kind`]) in the findings' shrunk steps: the moves their
-    /// regression tests make.
-    pub kinds: BTreeSet<String>,
-    /// The same, by the invariant each finding broke.
+    /// The kinds of move ([`move_kind`]) in the findings' shrunk steps, by the invariant each
+    /// finding broke: the moves their regression tests make.
     pub kinds_by_invariant: BTreeMap<String, BTreeSet<String>>,
 }
 
@@ -98,6 +96,15 @@ pub fn move_kind(action: &windup_core::plan::Action) -> String {
 }
 
 impl Trial {
+    /// The kinds of move all the findings' regression tests make.
+    pub fn kinds(&self) -> BTreeSet<&str> {
+        self.kinds_by_invariant
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .collect()
+    }
+
     pub fn actions_per_second(&self) -> f64 {
         self.actions as f64 / self.runtime.as_secs_f64().max(0.001)
     }
@@ -136,7 +143,6 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
         stopped_by: String::new(),
         error: None,
         steps: Vec::new(),
-        kinds: BTreeSet::new(),
         kinds_by_invariant: BTreeMap::new(),
     };
     let site = match serve(app, &bugs).await {
@@ -206,13 +212,11 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
                     .broken
                     .entry(finding.invariant_id.clone())
                     .or_insert(finding.found_after);
-                let kinds = finding.actions.iter().map(move_kind);
                 trial
                     .kinds_by_invariant
                     .entry(finding.invariant_id.clone())
                     .or_default()
-                    .extend(kinds.clone());
-                trial.kinds.extend(kinds);
+                    .extend(finding.actions.iter().map(move_kind));
             }
             trial.actions = outcome.actions;
             trial.runtime = outcome.runtime;
@@ -333,10 +337,7 @@ pub fn table(apps: &[App], trials: &[Trial]) -> String {
 /// Which kinds of move the findings' regression tests make, over all `trials`, and which of
 /// [`MOVE_KINDS`] none makes.
 fn kinds_line(trials: &[&Trial]) -> String {
-    let made: BTreeSet<&str> = trials
-        .iter()
-        .flat_map(|t| t.kinds.iter().map(String::as_str))
-        .collect();
+    let made: BTreeSet<&str> = trials.iter().flat_map(|t| t.kinds()).collect();
     let missing: Vec<&str> = MOVE_KINDS
         .iter()
         .copied()
