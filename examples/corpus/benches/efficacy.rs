@@ -3,9 +3,14 @@
 //! median time to the first finding, actions per second and states covered.
 //!
 //! `cargo bench -p windup-corpus --bench efficacy -- [--seeds N] [--time S] [--apps a,b]
-//! [--strategy coverage|uniform|both]` (defaults: 10 seeds, 60 s, every app, coverage).
+//! [--strategy coverage|uniform|both] [--jobs N]` (defaults: 10 seeds, 60 s, every app,
+//! coverage, one audit at a time). With `--jobs 2` two audits (each with its own browser and
+//! site) run at once: the run takes half as long, and each audit has less of the machine, so
+//! its actions per second are lower than alone.
 
 use std::time::{Duration, Instant};
+
+use futures::StreamExt;
 
 use windup_core::audit::Strategy;
 use windup_corpus::efficacy::{Plan, table, trial};
@@ -15,6 +20,7 @@ struct Options {
     time: Duration,
     apps: Option<Vec<String>>,
     strategies: Vec<Strategy>,
+    jobs: usize,
 }
 
 fn options() -> Result<Options, String> {
@@ -23,6 +29,7 @@ fn options() -> Result<Options, String> {
         time: Duration::from_secs(60),
         apps: None,
         strategies: vec![Strategy::Coverage],
+        jobs: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -38,6 +45,12 @@ fn options() -> Result<Options, String> {
                 options.strategies = match value()?.as_str() {
                     "both" => vec![Strategy::Coverage, Strategy::Uniform],
                     one => vec![one.parse()?],
+                }
+            }
+            "--jobs" => {
+                options.jobs = value()?.parse().map_err(|e| format!("--jobs: {e}"))?;
+                if options.jobs == 0 {
+                    return Err("--jobs must be at least 1".into());
                 }
             }
             // What cargo bench passes to every bench binary.
@@ -80,44 +93,52 @@ async fn main() -> std::process::ExitCode {
         }
     };
     let started = Instant::now();
-    let mut trials = Vec::new();
+    let mut runs = Vec::new();
     for strategy in &options.strategies {
         for app in &apps {
             for seed in 1..=options.seeds {
                 for bugs_on in [true, false] {
-                    let plan = Plan {
-                        seed,
-                        time: options.time,
-                        steps: None,
-                        strategy: *strategy,
-                        stop_after: Some(app.bugs.len()),
-                        emit: false,
-                    };
-                    let root = scratch.path().join(format!(
-                        "{}-{seed}-{}-{strategy:?}",
-                        app.name,
-                        if bugs_on { "bugs" } else { "correct" }
-                    ));
-                    let done = trial(app, bugs_on, plan, &root).await;
-                    eprintln!(
-                        "{} seed {seed} bugs {} {:?}: broke {:?} in {:.1} s, {} actions, {} states{}",
-                        app.name,
-                        if bugs_on { "on" } else { "off" },
-                        strategy,
-                        done.broken.keys().collect::<Vec<_>>(),
-                        done.runtime.as_secs_f64(),
-                        done.actions,
-                        done.states,
-                        done.error
-                            .as_deref()
-                            .map(|e| format!(" (error: {e})"))
-                            .unwrap_or_default()
-                    );
-                    trials.push(done);
+                    runs.push((*strategy, app, seed, bugs_on));
                 }
             }
         }
     }
+    let scratch = scratch.path();
+    let trials: Vec<_> = futures::stream::iter(runs)
+        .map(|(strategy, app, seed, bugs_on)| async move {
+            let plan = Plan {
+                seed,
+                time: options.time,
+                steps: None,
+                strategy,
+                stop_after: Some(app.bugs.len()),
+                emit: false,
+            };
+            let root = scratch.join(format!(
+                "{}-{seed}-{}-{strategy:?}",
+                app.name,
+                if bugs_on { "bugs" } else { "correct" }
+            ));
+            let done = trial(app, bugs_on, plan, &root).await;
+            eprintln!(
+                "{} seed {seed} bugs {} {:?}: broke {:?} in {:.1} s, {} actions, {} states{}",
+                app.name,
+                if bugs_on { "on" } else { "off" },
+                strategy,
+                done.broken.keys().collect::<Vec<_>>(),
+                done.runtime.as_secs_f64(),
+                done.actions,
+                done.states,
+                done.error
+                    .as_deref()
+                    .map(|e| format!(" (error: {e})"))
+                    .unwrap_or_default()
+            );
+            done
+        })
+        .buffer_unordered(options.jobs)
+        .collect()
+        .await;
     println!(
         "efficacy: {} seeds of {} apps, {} s each, in {:.0} s",
         options.seeds,
