@@ -94,13 +94,13 @@ async fn audit_app(name: &str, floor: usize) {
         .iter()
         .filter(|b| buggy.broken.contains_key(&b.invariant))
     {
-        let made = buggy.kinds_by_invariant.get(&bug.invariant);
-        for kind in &bug.moves {
-            assert!(
-                made.is_some_and(|m| m.contains(kind)),
-                "{name}: the test of {} makes no {kind:?}: {made:?}",
-                bug.id
-            );
+        let made = buggy
+            .kinds_by_invariant
+            .get(&bug.invariant)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(kind) = bug.missing_move(&made) {
+            panic!("{name}: the test of {} makes no {kind:?}: {made:?}", bug.id);
         }
     }
     eprintln!("{name}: the regression tests' moves: {:?}", buggy.kinds());
@@ -155,10 +155,10 @@ macro_rules! corpus_apps {
 corpus_apps! {
     alpine_settings => "alpine-settings" finds 2,
     lit_notes => "lit-notes" finds 3,
-    preact_kanban => "preact-kanban" finds 2,
+    preact_kanban => "preact-kanban" finds 1,
     react_groceries => "react-groceries" finds 3,
     solid_expenses => "solid-expenses" finds 1,
     svelte_playlist => "svelte-playlist" finds 2,
-    vanilla_quiz => "vanilla-quiz" finds 1,
+    vanilla_quiz => "vanilla-quiz" finds 2,
     vue_contacts => "vue-contacts" finds 2,
 }

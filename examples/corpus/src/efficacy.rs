@@ -39,18 +39,20 @@ pub struct Trial {
 }
 
 /// Every kind of move a person makes in the audit's walks, as [`move_kind`] names them.
-pub const MOVE_KINDS: [&str; 20] = [
+pub const MOVE_KINDS: [&str; 22] = [
     "click",
+    "click link",
+    "toggle",
     "double_click",
     "hover",
     "click background",
     "focus",
     "type",
     "fill",
-    "check",
     "select",
     "press Enter",
     "press Escape",
+    "press Space",
     "press Tab",
     "press Shift+Tab",
     "press Backspace",
@@ -69,11 +71,14 @@ const BACKGROUND_TAGS: [&str; 9] = [
 ];
 
 /// What kind of move an action is: its kind (`click`, `type`, `back`), a key press with its key
-/// (`press Backspace`), and a click on a plain element (a heading, a paragraph) as
-/// `click background`. Checking and unchecking are both `check`; any arrow key is
+/// (`press Backspace`), a click on a link as `click link`, on a plain element (a heading, a
+/// paragraph) as `click background`, and a click, check or uncheck of a checkbox, radio or
+/// switch (through its label when the input is hidden) as `toggle`. Any arrow key is
 /// `press ArrowDown`.
 pub fn move_kind(action: &windup_core::plan::Action) -> String {
     use windup_core::plan::ActionKind;
+    let identity = action.target.as_ref().map(|t| &t.identity);
+    let role = identity.and_then(|i| i.role.as_deref());
     match action.kind {
         ActionKind::Press => {
             let key = action.key.as_deref().unwrap_or("");
@@ -83,14 +88,18 @@ pub fn move_kind(action: &windup_core::plan::Action) -> String {
                 format!("press {key}")
             }
         }
+        ActionKind::Click | ActionKind::Check | ActionKind::Uncheck
+            if matches!(role, Some("checkbox" | "radio" | "switch")) =>
+        {
+            "toggle".to_owned()
+        }
+        ActionKind::Click if role == Some("link") => "click link".to_owned(),
         ActionKind::Click
-            if action.target.as_ref().is_some_and(|t| {
-                t.identity.role.is_none() && BACKGROUND_TAGS.contains(&t.identity.tag.as_str())
-            }) =>
+            if role.is_none()
+                && identity.is_some_and(|i| BACKGROUND_TAGS.contains(&i.tag.as_str())) =>
         {
             "click background".to_owned()
         }
-        ActionKind::Uncheck => "check".to_owned(),
         kind => kind.to_string(),
     }
 }
@@ -374,7 +383,7 @@ mod tests {
     }
 
     #[test]
-    fn a_move_is_named_by_its_kind_its_key_or_as_a_click_on_the_background() {
+    fn a_move_is_named_by_its_kind_its_key_and_what_a_click_is_on() {
         let mut press = Action::new("a1", ActionKind::Press);
         press.key = Some("Backspace".to_owned());
         assert_eq!(move_kind(&press), "press Backspace");
@@ -389,7 +398,19 @@ mod tests {
             move_kind(&on(ActionKind::Click, "p", Some("button"))),
             "click"
         );
-        assert_eq!(move_kind(&on(ActionKind::Uncheck, "input", None)), "check");
+        assert_eq!(
+            move_kind(&on(ActionKind::Uncheck, "input", Some("checkbox"))),
+            "toggle"
+        );
+        assert_eq!(
+            move_kind(&on(ActionKind::Click, "input", Some("radio"))),
+            "toggle"
+        );
+        assert_eq!(
+            move_kind(&on(ActionKind::Click, "a", Some("link"))),
+            "click link"
+        );
+        assert_eq!(move_kind(&on(ActionKind::Check, "input", None)), "check");
         assert_eq!(
             move_kind(&Action::new("a1", ActionKind::Forward)),
             "forward"

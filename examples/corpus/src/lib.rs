@@ -49,9 +49,24 @@ pub struct Bug {
     pub kind: String,
     pub reach: String,
     /// The kinds of move ([`efficacy::move_kind`]) without which nothing reaches the bug: the
-    /// regression test of its finding makes each of them.
+    /// regression test of its finding makes each of them. An entry may name alternatives,
+    /// `press Enter|press Space`: one of them is made.
     #[serde(default)]
     pub moves: Vec<String>,
+}
+
+impl Bug {
+    /// Whether a test making the moves `made` makes each of the bug's [`Bug::moves`]; the
+    /// first one missing when not.
+    pub fn missing_move<'a>(
+        &'a self,
+        made: &std::collections::BTreeSet<String>,
+    ) -> Option<&'a str> {
+        self.moves
+            .iter()
+            .find(|needed| !needed.split('|').any(|kind| made.contains(kind)))
+            .map(String::as_str)
+    }
 }
 
 /// What went wrong reading or serving the corpus.
@@ -342,9 +357,9 @@ mod tests {
                 app.name
             );
             for bug in &app.bugs {
-                for kind in &bug.moves {
+                for kind in bug.moves.iter().flat_map(|m| m.split('|')) {
                     assert!(
-                        efficacy::MOVE_KINDS.contains(&kind.as_str()),
+                        efficacy::MOVE_KINDS.contains(&kind),
                         "{}: {}: {kind:?} is not a kind of move",
                         app.name,
                         bug.id
@@ -352,6 +367,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_bug_needs_each_of_its_moves_and_one_of_its_alternatives() {
+        let bug = Bug {
+            id: "enter-twice".into(),
+            invariant: "one".into(),
+            kind: "other".into(),
+            reach: String::new(),
+            moves: vec!["double_click".into(), "press Enter|press Space".into()],
+        };
+        let made = |kinds: &[&str]| kinds.iter().map(|k| (*k).to_owned()).collect();
+        assert_eq!(
+            bug.missing_move(&made(&["double_click", "press Space"])),
+            None
+        );
+        assert_eq!(
+            bug.missing_move(&made(&["double_click", "press Enter"])),
+            None
+        );
+        assert_eq!(
+            bug.missing_move(&made(&["press Enter"])),
+            Some("double_click")
+        );
+        assert_eq!(
+            bug.missing_move(&made(&["double_click", "press Tab"])),
+            Some("press Enter|press Space")
+        );
     }
 
     #[tokio::test]

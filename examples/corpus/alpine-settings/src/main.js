@@ -136,6 +136,9 @@ Alpine.data('preferences', () => {
       // The bug: the snapshot in the history entry is put back, undoing later changes.
       if (bug('back-restores-old-settings') && e.state && e.state.values) {
         this.values = { ...this.values, ...e.state.values };
+        // The count is put back with the settings (else, with label-click-miscounts on too,
+        // the summary would hide this bug).
+        this.tally = countOn(this.values);
         this.save();
         this.applyLook();
       }

@@ -600,7 +600,8 @@ struct Walk<'a> {
     probes: BTreeSet<crate::invariant::Probe>,
     run: Run,
     actions: Vec<Action>,
-    /// A click on the page's background for each click made where the page had one.
+    /// A click on the page's background for each click or double-click made where the page
+    /// had one.
     blurs: Blurs,
     /// What the page offers now, and what it showed a person before the last move.
     digest: crate::browser::PageDigest,
@@ -652,7 +653,7 @@ impl<'a> Walk<'a> {
     /// The next move among those the page offers, counted as made in this state.
     fn choose(&mut self, lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Option<walk::Move> {
         let marker = format!("r{}x{}", self.number, self.actions.len());
-        let state = walk::state_of(&self.digest);
+        let state = walk::state_of(&self.digest, self.history.typed);
         spend.visits.saw(state);
         let offered = walk::moves(
             lab.config,
@@ -676,8 +677,11 @@ impl<'a> Walk<'a> {
     async fn make(&mut self, lab: &Lab<'_>, chosen: &walk::Move, spend: &mut Budgeted<'_>) -> bool {
         for mut action in chosen.actions.iter().cloned() {
             action.id = format!("a{}", self.actions.len() + 1);
-            if let (crate::plan::ActionKind::Click, Some(background)) =
-                (action.kind, &self.digest.background)
+            // A double-click may be made a click, and that click one on the background.
+            if let (
+                crate::plan::ActionKind::Click | crate::plan::ActionKind::DoubleClick,
+                Some(background),
+            ) = (action.kind, &self.digest.background)
             {
                 self.blurs
                     .insert(action.id.clone(), super::moves::click(background));
@@ -716,11 +720,27 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// Where the walk stands after `action`, for back and forward.
+/// Where the walk stands after `action`: for back and forward, and in the focused field.
 fn moved(history: walk::History, action: &Action) -> walk::History {
     use crate::plan::ActionKind;
+    let key = action.key.as_deref().unwrap_or("");
+    if action.kind == ActionKind::Hover {
+        // The pointer moved; the focus and what the person typed stay.
+        return walk::History {
+            just_back: false,
+            ..history
+        };
+    }
     let history = walk::History {
         just_back: action.kind == ActionKind::Back,
+        entered: matches!(
+            action.kind,
+            ActionKind::Click | ActionKind::DoubleClick | ActionKind::Focus
+        ) || (action.kind == ActionKind::Press && matches!(key, "Tab" | "Shift+Tab")),
+        typed: matches!(action.kind, ActionKind::Type | ActionKind::Fill)
+            || (action.kind == ActionKind::Press
+                && matches!(key, "Backspace" | "Delete" | "ArrowLeft" | "ArrowRight")
+                && (history.typed || matches!(key, "Backspace" | "Delete"))),
         ..history
     };
     match action.kind {
@@ -734,5 +754,40 @@ fn moved(history: walk::History, action: &Action) -> walk::History {
             ..history
         },
         _ => history,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::ActionKind;
+
+    fn press(key: &str) -> Action {
+        let mut action = Action::new("a1", ActionKind::Press);
+        action.key = Some(key.to_owned());
+        action
+    }
+
+    #[test]
+    fn the_walk_knows_a_field_just_entered_and_a_draft_typed_in_it() {
+        let start = walk::History::default();
+        let entered = moved(start, &Action::new("a1", ActionKind::DoubleClick));
+        assert!(entered.entered && !entered.typed);
+        let typed = moved(entered, &Action::new("a2", ActionKind::Type));
+        assert!(typed.typed && !typed.entered);
+        // Moving the pointer, or the caret, keeps the draft; Backspace is typing too.
+        assert!(moved(typed, &Action::new("a3", ActionKind::Hover)).typed);
+        assert!(moved(typed, &press("ArrowLeft")).typed);
+        assert!(!moved(entered, &press("ArrowLeft")).typed);
+        assert!(moved(entered, &press("Backspace")).typed);
+        // Enter, Escape or a click ends it; Tab enters the next field.
+        for ends in [press("Enter"), press("Escape")] {
+            let after = moved(typed, &ends);
+            assert!(!after.typed && !after.entered, "{:?}", ends.key);
+        }
+        let tabbed = moved(typed, &press("Tab"));
+        assert!(tabbed.entered && !tabbed.typed);
+        let clicked = moved(typed, &Action::new("a4", ActionKind::Click));
+        assert!(clicked.entered && !clicked.typed);
     }
 }

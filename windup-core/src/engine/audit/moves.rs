@@ -237,6 +237,8 @@ pub(super) fn hostile(control: &Control, marker: &str) -> Vec<(&'static str, Str
         _ => vec![
             ("markup that runs", injection(marker)),
             ("an empty value", String::new()),
+            // Blank but not empty: what a check of `length` instead of `trim()` lets through.
+            ("only spaces", "   ".to_owned()),
             ("a long value", "w".repeat(150)),
         ],
     }

@@ -36,6 +36,12 @@ pub(super) struct History {
     /// The last move was back: a person often goes forward again at once
     /// ([`JUST_BACK_FORWARD_SHARE`]).
     pub(super) just_back: bool,
+    /// The last move put the focus somewhere (a click, a double-click, focus, Tab): a person who
+    /// has just entered a text field types in it ([`ENTERED_FIELD_SHARE`]).
+    pub(super) entered: bool,
+    /// The last moves typed into the focused field (since it got the focus): what is in it is
+    /// the person's, pending, and the field a state of its own for coverage.
+    pub(super) typed: bool,
 }
 
 /// Short texts a person types: words, a space alone, a number.
@@ -58,6 +64,18 @@ const NEW_ON_THE_PAGE: f64 = 3.0;
 /// clicked, a choice in a list) keys are a smaller share.
 const FOCUSED_FIELD_SHARE: f64 = 0.6;
 const FOCUSED_ELEMENT_SHARE: f64 = 0.2;
+
+/// A text field the person has just entered (a click, a double-click on what opens an editor,
+/// Tab) is typed in (or erased) before anything else: its share of the moves, and how much
+/// more typing weighs there than the keys that leave it. Someone seldom opens an editor to close it at once.
+const ENTERED_FIELD_SHARE: f64 = 0.8;
+const TYPING_FIRST: f64 = 3.0;
+
+/// Once something is typed, the person finishes: types on, or ends the edit with Enter,
+/// Escape, Tab or a click beside the field, which weigh twice what they did; seldom do they
+/// wander off to another control with a draft pending.
+const TYPED_FIELD_SHARE: f64 = 0.75;
+const FINISHING: f64 = 2.0;
 
 /// The share of the moves right after back that go forward again: a person who went back to
 /// look often returns at once.
@@ -140,12 +158,7 @@ pub(super) fn moves(
         out.0.len() - 1
     });
     out.add("reload", 1.0, vec![moves::reload()]);
-    let share = if in_field {
-        FOCUSED_FIELD_SHARE
-    } else {
-        FOCUSED_ELEMENT_SHARE
-    };
-    out.share(&in_focus, share);
+    out.lean_into_focus(&in_focus, in_field, history);
     if let (Some(forward), true) = (forward, history.just_back) {
         out.share(&[forward], JUST_BACK_FORWARD_SHARE);
     }
@@ -176,6 +189,24 @@ impl Moves {
         }
     }
 
+    /// Gives the moves in the focused element (`in_focus`) their share: in a text field
+    /// just entered, mostly typing; in one typed in, typing on or finishing the edit; in
+    /// another element, its keys.
+    fn lean_into_focus(&mut self, in_focus: &[usize], in_field: bool, history: History) {
+        let (lean, by, share): (fn(&str) -> bool, f64, f64) = match in_field {
+            true if history.typed => (finishes_an_edit, FINISHING, TYPED_FIELD_SHARE),
+            true if history.entered => (edits, TYPING_FIRST, ENTERED_FIELD_SHARE),
+            true => (|_| false, 1.0, FOCUSED_FIELD_SHARE),
+            false => (|_| false, 1.0, FOCUSED_ELEMENT_SHARE),
+        };
+        for &i in in_focus {
+            if lean(&self.0[i].key) {
+                self.0[i].weight *= by;
+            }
+        }
+        self.share(in_focus, share);
+    }
+
     /// Scales the moves at `these` so that together they weigh `share` of all the moves (the
     /// others keep their weights relative to each other).
     fn share(&mut self, these: &[usize], share: f64) {
@@ -198,6 +229,27 @@ impl Moves {
             actions,
         });
     }
+}
+
+/// Whether the move keyed `key` ends an edit: Enter, Escape, Tab either way, a click beside
+/// the field.
+fn finishes_an_edit(key: &str) -> bool {
+    key == "click background"
+        || [
+            "press Enter ",
+            "press Escape ",
+            "press Tab ",
+            "press Shift+Tab ",
+        ]
+        .iter()
+        .any(|k| key.starts_with(k))
+}
+
+/// Whether the move keyed `key` changes the text of the focused field.
+fn edits(key: &str) -> bool {
+    ["type ", "press Backspace ", "press Delete "]
+        .iter()
+        .any(|k| key.starts_with(k))
 }
 
 /// What a move on this control is called in coverage: its kind and what a person calls it;
@@ -412,8 +464,10 @@ fn key_moves(focused: Option<&Control>, rng: &mut Rng, out: &mut Moves) {
 
 /// A state as coverage counts it: the location (path, query and fragment) and the set of what a
 /// person can act on there, with each control's state (checked, empty, focused). Rows of a list
-/// count by kind, so a list one longer is the same state.
-pub(super) fn state_of(digest: &PageDigest) -> u64 {
+/// count by kind, so a list one longer is the same state. A focused field the walk has typed
+/// into (`typed`) is another state than the same field as it was entered: Escape or a click
+/// away, tried there before anything was typed, is still new once there is a draft to lose.
+pub(super) fn state_of(digest: &PageDigest, typed: bool) -> u64 {
     let mut parts = BTreeSet::new();
     for control in &digest.controls {
         parts.insert(format!(
@@ -437,6 +491,7 @@ pub(super) fn state_of(digest: &PageDigest) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     location_of(&digest.url).hash(&mut hasher);
     parts.hash(&mut hasher);
+    (typed && digest.focused.is_some()).hash(&mut hasher);
     hasher.finish()
 }
 
@@ -800,7 +855,7 @@ mod tests {
             .into_iter()
             .filter(|m| m.key.starts_with("click"))
             .collect();
-        let state = state_of(&page);
+        let state = state_of(&page, false);
         let mut visits = Visits::default();
         for _ in 0..20 {
             visits.made(state, &moves[0].key);
@@ -866,7 +921,64 @@ mod tests {
         let one = digest(vec![boxed(false)], vec![row("a")]);
         let two = digest(vec![boxed(false)], vec![row("a"), row("b")]);
         let ticked = digest(vec![boxed(true)], vec![row("a")]);
-        assert_eq!(state_of(&one), state_of(&two));
-        assert_ne!(state_of(&one), state_of(&ticked));
+        assert_eq!(state_of(&one, false), state_of(&two, false));
+        assert_ne!(state_of(&one, false), state_of(&ticked, false));
+        // A draft in the focused field is a state of its own; without a focus it is not.
+        let mut editing = digest(vec![control("input", "Title")], Vec::new());
+        editing.focused = Some("#Title".to_owned());
+        assert_ne!(state_of(&editing, false), state_of(&editing, true));
+        assert_eq!(state_of(&one, false), state_of(&one, true));
+    }
+
+    #[test]
+    fn a_field_just_entered_is_typed_in_before_it_is_left() {
+        let mut field = control("input", "Card title");
+        field.focused = true;
+        field.empty = Some(false);
+        let mut page = digest(
+            vec![field, control("button", "Add"), control("button", "Move")],
+            Vec::new(),
+        );
+        page.focused = Some("#Card-title".to_owned());
+        page.background = Some(control("h1", "Board"));
+        let shares = |history: History| {
+            let moves = moves(&config(), &page, None, &mut Rng::new(1), "m", history);
+            let total: f64 = moves.iter().map(|m| m.weight).sum();
+            let of = |keep: &dyn Fn(&Move) -> bool| {
+                moves
+                    .iter()
+                    .filter(|m| keep(m))
+                    .map(|m| m.weight)
+                    .sum::<f64>()
+                    / total
+            };
+            let typing = of(&|m| m.key.starts_with("type "));
+            let leaving = of(&|m| {
+                m.key.starts_with("press Enter")
+                    || m.key.starts_with("press Escape")
+                    || m.key == "click background"
+            });
+            (typing, leaving)
+        };
+        let entered = History {
+            entered: true,
+            ..History::default()
+        };
+        let (typing_entered, leaving_entered) = shares(entered);
+        let (typing_then, leaving_then) = shares(History {
+            typed: true,
+            ..entered
+        });
+        assert!(
+            typing_entered > 2.0 * leaving_entered,
+            "just entered: typing {typing_entered}, leaving {leaving_entered}"
+        );
+        assert!(
+            leaving_then > 2.0 * typing_then,
+            "once typed: typing {typing_then}, leaving {leaving_then}"
+        );
+        // A field that kept the focus after Enter (or had it on load) is neither.
+        let (typing, leaving) = shares(History::default());
+        assert!(typing < typing_entered && leaving < leaving_then);
     }
 }
