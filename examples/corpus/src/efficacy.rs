@@ -65,7 +65,8 @@ pub const MOVE_KINDS: [&str; 22] = [
 ];
 
 /// The plain elements the walks click to leave a field (the page's background): a click on
-/// one of them without a role is a click on the background.
+/// one of them with no role, or only the structural role its tag gives it (an `h1` is a
+/// heading, a `header` a banner), is a click on the background.
 const BACKGROUND_TAGS: [&str; 9] = [
     "h1", "h2", "h3", "p", "header", "footer", "main", "section", "article",
 ];
@@ -95,8 +96,10 @@ pub fn move_kind(action: &windup_core::plan::Action) -> String {
         }
         ActionKind::Click if role == Some("link") => "click link".to_owned(),
         ActionKind::Click
-            if role.is_none()
-                && identity.is_some_and(|i| BACKGROUND_TAGS.contains(&i.tag.as_str())) =>
+            if matches!(
+                role,
+                None | Some("heading" | "banner" | "contentinfo" | "main" | "region" | "article")
+            ) && identity.is_some_and(|i| BACKGROUND_TAGS.contains(&i.tag.as_str())) =>
         {
             "click background".to_owned()
         }
@@ -391,6 +394,15 @@ mod tests {
         assert_eq!(move_kind(&press), "press ArrowDown");
         assert_eq!(
             move_kind(&on(ActionKind::Click, "h1", None)),
+            "click background"
+        );
+        // A heading's implicit role does not make it a control.
+        assert_eq!(
+            move_kind(&on(ActionKind::Click, "h2", Some("heading"))),
+            "click background"
+        );
+        assert_eq!(
+            move_kind(&on(ActionKind::Click, "header", Some("banner"))),
             "click background"
         );
         assert_eq!(move_kind(&on(ActionKind::Click, "button", None)), "click");

@@ -130,8 +130,11 @@ impl Judged {
             "{:?} looks broken by {attack}; reproducing it twice from a fresh session.",
             claim.invariant.statement
         ));
+        // Seen within the budget, it is proven even when the budget ends meanwhile.
+        spend.begin_proof();
         let Some((seen, screenshot, pages)) = self.reproduce(lab, spend, &claim, &actions).await
         else {
+            spend.end_proof();
             self.unconfirmed += 1;
             lab.watcher
                 .reasoning("It did not reproduce, so it does not count.");
@@ -163,6 +166,7 @@ impl Judged {
                     .await
                 {
                     Some(word) if !word.violated => {
+                        spend.end_proof();
                         self.veto(lab, &claim, proof, word);
                         return true;
                     }
@@ -171,6 +175,7 @@ impl Judged {
             }
             _ => None,
         };
+        spend.end_proof();
         self.record(lab, spend, &claim, proof, attack, word);
         true
     }

@@ -344,6 +344,10 @@ pub struct AuditOutcome {
     pub unusable: Option<Unusable>,
     #[serde(serialize_with = "as_millis")]
     pub runtime: Duration,
+    /// The part of `runtime` past the time budget, spent proving (reproducing and shrinking)
+    /// violations the audit saw within it.
+    #[serde(serialize_with = "as_millis")]
+    pub overrun: Duration,
     /// What exploration saw, for the site map.
     #[serde(skip)]
     pub seen: (Vec<crate::sitemap::Visit>, Vec<crate::sitemap::Move>),
@@ -466,6 +470,7 @@ impl Audit<'_> {
             coverage: state.coverage(),
             unusable: None,
             runtime: started.elapsed(),
+            overrun: state.overrun,
             seen: explored.seen(),
         }
     }
@@ -548,6 +553,7 @@ impl Audit<'_> {
             coverage: state.coverage(),
             unusable: Some(unusable),
             runtime: started.elapsed(),
+            overrun: state.overrun,
             seen: explored.seen(),
         }
     }

@@ -103,6 +103,14 @@ impl Frames {
     }
 }
 
+/// A proof under way past the budget: see [`Budgeted::begin_proof`].
+#[derive(Debug, Clone, Copy)]
+struct Proof {
+    began: Instant,
+    until: Instant,
+    steps: usize,
+}
+
 /// The audit's spending against its budget.
 pub(super) struct Budgeted<'a> {
     budget: Budget,
@@ -111,6 +119,11 @@ pub(super) struct Budgeted<'a> {
     pub(super) actions: usize,
     pub(super) attacks: usize,
     stopped: Option<&'static str>,
+    /// While a violation seen within the budget is proven (reproduced and shrunk): when the
+    /// proof began, and until when and up to how many actions the audit may go on.
+    proof: Option<Proof>,
+    /// The time spent past the budget proving violations seen within it.
+    pub(super) overrun: std::time::Duration,
     /// Why, in words, when a budget of the model stopped it.
     pub(super) reason: Option<String>,
     /// Invariants found not to evaluate on this app, by index, with the error.
@@ -130,6 +143,8 @@ impl<'a> Budgeted<'a> {
             actions: 0,
             attacks: 0,
             stopped: None,
+            proof: None,
+            overrun: std::time::Duration::ZERO,
             reason: None,
             invalid: BTreeMap::new(),
             first_seen: BTreeMap::new(),
@@ -144,15 +159,64 @@ impl<'a> Budgeted<'a> {
     /// Whether the audit must stop now; remembers why.
     pub(super) fn exhausted(&mut self) -> bool {
         if self.stopped.is_none() {
+            let (until, steps) = self
+                .proof
+                .map_or((self.deadline(), self.budget.steps), |p| (p.until, p.steps));
             if self.stop.stop_requested() {
                 self.stopped = Some("stopped");
-            } else if self.started.elapsed() >= self.budget.time {
+            } else if Instant::now() >= until {
                 self.stopped = Some("time");
-            } else if self.actions >= self.budget.steps {
+            } else if self.actions >= steps {
                 self.stopped = Some("steps");
             }
         }
         self.stopped.is_some()
+    }
+
+    /// When the time budget ends (a budget of a century or more never does).
+    fn deadline(&self) -> Instant {
+        const CENTURY: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 86_400);
+        self.started + self.budget.time.min(CENTURY)
+    }
+
+    /// A violation was just seen within the budget: proving it (two reproductions and the
+    /// shrinking runs) may go on past the budget's end by a grace of a third of the budget (at
+    /// least 5 s or 50 actions, at most 30 s or 500), so that what a walk saw in its last
+    /// seconds is counted, and its regression test is as short as one seen earlier. A stop
+    /// asked for, or a budget of the model, is never extended.
+    pub(super) fn begin_proof(&mut self) {
+        if matches!(self.stopped, Some("stopped" | "model")) || self.proof.is_some() {
+            return;
+        }
+        let grace = (self.budget.time / 3).clamp(
+            std::time::Duration::from_secs(5),
+            std::time::Duration::from_secs(30),
+        );
+        let steps = (self.budget.steps / 3).clamp(50, 500);
+        let now = Instant::now();
+        self.proof = Some(Proof {
+            began: now,
+            until: self.deadline().max(now.min(self.deadline()) + grace),
+            steps: self
+                .budget
+                .steps
+                .max(self.actions.min(self.budget.steps) + steps),
+        });
+        if matches!(self.stopped, Some("time" | "steps")) {
+            self.stopped = None;
+        }
+    }
+
+    /// The proof begun by [`Self::begin_proof`] is over: the budget is the budget again, and
+    /// the time the proof took past it is counted.
+    pub(super) fn end_proof(&mut self) {
+        if let Some(proof) = self.proof.take() {
+            let now = Instant::now();
+            self.overrun += now.saturating_duration_since(proof.began.max(self.deadline()));
+            if matches!(self.stopped, Some("time" | "steps")) {
+                self.stopped = None;
+            }
+        }
     }
 
     /// Stops the audit for a budget of the model (`model`), saying why.
@@ -163,9 +227,10 @@ impl<'a> Budgeted<'a> {
         }
     }
 
-    /// The audit's wall time not yet spent.
+    /// The audit's wall time not yet spent (with a proof's grace, while one is under way).
     pub(super) fn time_left(&self) -> std::time::Duration {
-        self.budget.time.saturating_sub(self.started.elapsed())
+        let until = self.proof.map_or(self.deadline(), |p| p.until);
+        until.saturating_duration_since(Instant::now())
     }
 
     pub(super) fn coverage(&self) -> super::Coverage {
@@ -447,5 +512,98 @@ impl Lab<'_> {
                 Verdict::Holds | Verdict::NotApplicable { .. } => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    fn budget(time: Duration, steps: usize) -> Budget {
+        Budget {
+            time,
+            steps,
+            ..Budget::default()
+        }
+    }
+
+    #[test]
+    fn a_violation_seen_within_the_budget_is_proven_past_its_end_within_a_grace() {
+        let stop = AtomicBool::new(false);
+        // A 30 s budget that ended 2 s ago: the violation was seen as it ended.
+        let started = Instant::now() - Duration::from_secs(32);
+        let mut spend = Budgeted::new(budget(Duration::from_secs(30), 2000), started, &stop);
+        assert!(spend.exhausted());
+        assert_eq!(spend.stopped_by(), "time");
+        spend.begin_proof();
+        assert!(!spend.exhausted(), "the proof goes on past the budget");
+        // A third of 30 s from the budget's end, of which 2 s are gone.
+        let left = spend.time_left();
+        assert!(
+            left > Duration::from_secs(7) && left <= Duration::from_secs(8),
+            "{left:?}"
+        );
+        spend.end_proof();
+        // The 2 s the last action took past the budget are not the proof's.
+        assert!(
+            spend.overrun < Duration::from_secs(1),
+            "{:?}",
+            spend.overrun
+        );
+        assert!(
+            spend.exhausted(),
+            "once proven, the budget is the budget again"
+        );
+        assert_eq!(spend.stopped_by(), "time");
+    }
+
+    #[test]
+    fn a_proof_may_go_past_the_action_budget_but_not_past_a_stop() {
+        let stop = AtomicBool::new(false);
+        let mut spend = Budgeted::new(budget(Duration::from_secs(60), 100), Instant::now(), &stop);
+        spend.actions = 100;
+        assert!(spend.exhausted());
+        spend.begin_proof();
+        assert!(!spend.exhausted());
+        spend.actions = 149;
+        assert!(!spend.exhausted(), "50 actions of grace");
+        spend.actions = 150;
+        assert!(spend.exhausted());
+        assert_eq!(spend.stopped_by(), "steps");
+        spend.end_proof();
+        assert!(spend.exhausted());
+        assert_eq!(
+            spend.overrun,
+            Duration::ZERO,
+            "no time past the time budget"
+        );
+
+        let mut spend = Budgeted::new(budget(Duration::from_secs(60), 100), Instant::now(), &stop);
+        spend.begin_proof();
+        stop.store(true, Ordering::SeqCst);
+        assert!(spend.exhausted(), "a stop asked for is never extended");
+        spend.end_proof();
+        spend.begin_proof();
+        assert!(spend.exhausted());
+        assert_eq!(spend.stopped_by(), "stopped");
+    }
+
+    #[test]
+    fn a_proof_early_in_the_budget_does_not_shorten_it() {
+        let stop = AtomicBool::new(false);
+        let mut spend = Budgeted::new(
+            budget(Duration::from_secs(600), 2000),
+            Instant::now(),
+            &stop,
+        );
+        spend.begin_proof();
+        assert!(spend.time_left() > Duration::from_secs(590));
+        spend.end_proof();
+        assert_eq!(spend.overrun, Duration::ZERO);
+        let unbounded = Budgeted::new(budget(Duration::MAX, 2000), Instant::now(), &stop);
+        assert!(unbounded.time_left() > Duration::from_secs(86_400));
     }
 }

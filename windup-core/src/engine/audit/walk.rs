@@ -1,6 +1,6 @@
 //! A person's moves. At every step of a walk, every move a person could make on what the page
-//! shows now — focus a field, type a few keys and leave them, press Enter, Escape, Tab or
-//! Backspace in the focused element, click, double-click or hover anything that listens, click a
+//! shows now — focus a field, type a few keys and leave them, press Enter, Escape, Tab,
+//! Backspace or Delete in the focused element, click, double-click or hover anything that listens, click a
 //! link, click the background, go back, forward, reload — each with a weight for how often a
 //! person does it; and, with the coverage strategy, weighted again toward what the run has not
 //! tried yet in a state like this one. Every move is plan actions, so it shrinks, replays and
@@ -431,12 +431,16 @@ fn key_moves(focused: Option<&Control>, rng: &mut Rng, out: &mut Moves) {
             ("ArrowRight", 0.2),
         ]
     } else {
+        // On a focused row, card or chip, Delete (Backspace on a Mac keyboard) is how list and
+        // file views remove it.
         &[
             ("Enter", 1.0),
             ("Space", 0.6),
             ("Escape", 1.0),
             ("Tab", 0.5),
             ("Shift+Tab", 0.2),
+            ("Delete", 0.4),
+            ("Backspace", 0.2),
             ("ArrowDown", 0.2),
             ("ArrowUp", 0.2),
         ]
@@ -668,6 +672,25 @@ mod tests {
             !moves.iter().any(|m| m.key.starts_with("focus ")),
             "a focused field is not focused again"
         );
+    }
+
+    #[test]
+    fn a_focused_row_is_offered_the_keys_that_remove_it_but_not_typing() {
+        let mut row = control("li", "So What");
+        row.listens = vec!["keydown".to_owned()];
+        let mut page = digest(Vec::new(), vec![row]);
+        page.focused = Some("#So-What".to_owned());
+        let moves = offered(&page);
+        let pressed: Vec<_> = moves
+            .iter()
+            .filter_map(|m| m.actions.first())
+            .filter(|a| a.kind == ActionKind::Press)
+            .filter_map(|a| a.key.as_deref())
+            .collect();
+        for key in ["Delete", "Backspace", "Enter", "Escape"] {
+            assert!(pressed.contains(&key), "{key} in {pressed:?}");
+        }
+        assert!(!kinds(&moves).contains(&ActionKind::Type), "{moves:#?}");
     }
 
     #[test]

@@ -111,10 +111,18 @@ pub fn summary(finished: &AuditFinished) -> Vec<Line> {
     if let Some(reason) = &outcome.stop_reason {
         out.push(Line::new(Tone::Plain, format!("  {reason}")));
     }
+    let past = if outcome.overrun >= Duration::from_millis(100) {
+        format!(
+            " ({} of it past the budget, proving what was seen within it)",
+            runtime(outcome.overrun)
+        )
+    } else {
+        String::new()
+    };
     out.push(Line::new(
         Tone::Plain,
         format!(
-            "  used {} of {} and {} of {}; the walks met {} and made {} in them",
+            "  used {}{past} of {} and {} of {}; the walks met {} and made {} in them",
             runtime(outcome.runtime),
             seconds(outcome.budget.time),
             outcome.actions,

@@ -159,7 +159,7 @@ fn an_audit_in_plain_lines() {
 
 #[test]
 fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
-    let finished = AuditFinished {
+    let mut finished = AuditFinished {
         run_id: RUN.parse().expect("a run id"),
         outcome: AuditOutcome {
             findings: vec![finding()],
@@ -177,12 +177,26 @@ fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
             coverage: Default::default(),
             unusable: None,
             runtime: Duration::from_millis(20_140),
+            overrun: Duration::ZERO,
             seen: Default::default(),
         },
         tests: Vec::new(),
         store: PathBuf::from(".windup/audits.sqlite"),
     };
     insta::assert_snapshot!("summary", rendered(&summary(&finished)));
+    // A finding seen near the end of the time budget was proven past it, and the summary says so.
+    let late = &mut finished;
+    late.outcome.stopped_by = "time".to_owned();
+    late.outcome.budget.time = Duration::from_secs(15);
+    late.outcome.runtime = Duration::from_millis(20_140);
+    late.outcome.overrun = Duration::from_millis(5_100);
+    let text = rendered(&summary(late));
+    assert!(
+        text.contains(
+            "used 20.1 s (5.1 s of it past the budget, proving what was seen within it) of 15 s"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
