@@ -737,10 +737,15 @@ fn moved(history: walk::History, action: &Action) -> walk::History {
             action.kind,
             ActionKind::Click | ActionKind::DoubleClick | ActionKind::Focus
         ) || (action.kind == ActionKind::Press && matches!(key, "Tab" | "Shift+Tab")),
+        // Erasing in a text field makes a draft; an arrow keeps one. Delete on a row is not
+        // typing.
         typed: matches!(action.kind, ActionKind::Type | ActionKind::Fill)
             || (action.kind == ActionKind::Press
-                && matches!(key, "Backspace" | "Delete" | "ArrowLeft" | "ArrowRight")
-                && (history.typed || matches!(key, "Backspace" | "Delete"))),
+                && match key {
+                    "Backspace" | "Delete" => in_a_text_field(action),
+                    "ArrowLeft" | "ArrowRight" => history.typed,
+                    _ => false,
+                }),
         ..history
     };
     match action.kind {
@@ -757,14 +762,40 @@ fn moved(history: walk::History, action: &Action) -> walk::History {
     }
 }
 
+/// Whether an action is aimed at a text field (by the role its target had: a text, search or
+/// number field, or a text area).
+fn in_a_text_field(action: &Action) -> bool {
+    action.target.as_ref().is_some_and(|target| {
+        target.identity.tag == "textarea"
+            || matches!(
+                target.identity.role.as_deref(),
+                Some("textbox" | "searchbox" | "spinbutton")
+            )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::ActionKind;
 
+    /// A key pressed in a text field.
     fn press(key: &str) -> Action {
+        press_on(key, "input", Some("textbox"))
+    }
+
+    fn press_on(key: &str, tag: &str, role: Option<&str>) -> Action {
         let mut action = Action::new("a1", ActionKind::Press);
         action.key = Some(key.to_owned());
+        action.target = Some(crate::plan::Target {
+            frames: Vec::new(),
+            selector: tag.to_owned(),
+            identity: crate::plan::Identity {
+                tag: tag.to_owned(),
+                role: role.map(str::to_owned),
+                ..crate::plan::Identity::default()
+            },
+        });
         action
     }
 
@@ -780,6 +811,10 @@ mod tests {
         assert!(moved(typed, &press("ArrowLeft")).typed);
         assert!(!moved(entered, &press("ArrowLeft")).typed);
         assert!(moved(entered, &press("Backspace")).typed);
+        assert!(moved(entered, &press_on("Delete", "textarea", None)).typed);
+        // Delete or Backspace on a focused row removes it: nothing is typed.
+        assert!(!moved(entered, &press_on("Delete", "li", Some("listitem"))).typed);
+        assert!(!moved(entered, &press_on("Backspace", "div", None)).typed);
         // Enter, Escape or a click ends it; Tab enters the next field.
         for ends in [press("Enter"), press("Escape")] {
             let after = moved(typed, &ends);
