@@ -90,6 +90,28 @@ pub fn budget_line(budget: &Budget) -> String {
     )
 }
 
+/// How much of the budget an audit used (and how much past it, proving what it saw within it),
+/// and what its walks covered.
+fn budget_used(outcome: &crate::audit::AuditOutcome) -> String {
+    let past = if outcome.overrun >= Duration::from_millis(100) {
+        format!(
+            " ({} of it past the budget, proving what was seen within it)",
+            runtime(outcome.overrun)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "  used {}{past} of {} and {} of {}; the walks met {} and made {} in them",
+        runtime(outcome.runtime),
+        seconds(outcome.budget.time),
+        outcome.actions,
+        count(outcome.budget.steps, "action"),
+        count(outcome.coverage.states, "distinct state"),
+        count(outcome.coverage.moves, "distinct move"),
+    )
+}
+
 /// The end of an audit: what it found and did, why it stopped, and where it is kept.
 pub fn summary(finished: &AuditFinished) -> Vec<Line> {
     let outcome = &finished.outcome;
@@ -111,26 +133,7 @@ pub fn summary(finished: &AuditFinished) -> Vec<Line> {
     if let Some(reason) = &outcome.stop_reason {
         out.push(Line::new(Tone::Plain, format!("  {reason}")));
     }
-    let past = if outcome.overrun >= Duration::from_millis(100) {
-        format!(
-            " ({} of it past the budget, proving what was seen within it)",
-            runtime(outcome.overrun)
-        )
-    } else {
-        String::new()
-    };
-    out.push(Line::new(
-        Tone::Plain,
-        format!(
-            "  used {}{past} of {} and {} of {}; the walks met {} and made {} in them",
-            runtime(outcome.runtime),
-            seconds(outcome.budget.time),
-            outcome.actions,
-            count(outcome.budget.steps, "action"),
-            count(outcome.coverage.states, "distinct state"),
-            count(outcome.coverage.moves, "distinct move"),
-        ),
-    ));
+    out.push(Line::new(Tone::Plain, budget_used(outcome)));
     if outcome.model_calls > 0 {
         out.push(Line::new(
             Tone::Plain,
