@@ -8,7 +8,8 @@
 //! 1. **model** (`src/model/`): plain data and parsing, no I/O — [`plan`], [`steps`], [`excerpt`],
 //!    [`scenario`], [`secret`], [`invariant`], [`sitemap`].
 //! 2. **boundaries**: one outside thing each — [`browser`] (the only user of fantoccini),
-//!    [`llm`] (model providers), [`store`] (the SQLite store of audits).
+//!    [`llm`] (model providers), [`store`] (the SQLite store of audits), and `sys` (the
+//!    operating system's file locks, within the crate).
 //! 3. **settings**: [`config`], read once at the edge and handed down.
 //! 4. **engine** (`src/engine/`): the work — [`executor`], [`verifier`], [`planner`], [`cache`],
 //!    [`lockfile`], [`mapfile`], [`ledger`], [`fragments`], [`secrets`], [`signature`],
@@ -42,6 +43,7 @@ pub mod yaml_depth;
 pub mod browser;
 pub mod llm;
 pub mod store;
+pub(crate) mod sys;
 
 // settings
 pub mod config;

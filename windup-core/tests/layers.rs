@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 fn rank_of_dir(dir: &str) -> Option<(usize, &'static str)> {
     Some(match dir {
         "model" => (0, "model"),
-        "browser" | "llm" | "store" => (1, "boundaries"),
+        "browser" | "llm" | "store" | "sys" => (1, "boundaries"),
         "config" => (2, "settings"),
         "engine" => (3, "engine"),
         "run" => (4, "run"),
@@ -39,7 +39,7 @@ fn module_of(path: &str) -> Option<(String, usize, &'static str)> {
     let parts: Vec<&str> = path.split('/').collect();
     let (rank, layer) = rank_of_dir(parts[0])?;
     let module = match parts[0] {
-        "browser" | "llm" | "store" | "config" => parts[0].to_owned(),
+        "browser" | "llm" | "store" | "sys" | "config" => parts[0].to_owned(),
         _ => parts.get(1)?.trim_end_matches(".rs").to_owned(),
     };
     Some((module, rank, layer))

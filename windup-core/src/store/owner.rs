@@ -21,7 +21,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,7 +65,7 @@ impl Owner {
                 Err(err) => return Err((private, err)),
             };
             let path = dir.join(&token);
-            let placed = flock(&file, libc::LOCK_EX | libc::LOCK_NB)
+            let placed = crate::sys::try_lock_exclusive(&file)
                 .and_then(|()| std::fs::hard_link(&private, &path));
             let _ = std::fs::remove_file(&private);
             match placed {
@@ -127,7 +126,7 @@ pub(super) fn check(dir: &Path, token: &str) -> Liveness {
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Liveness::Gone(None),
         Err(_) => return Liveness::Alive,
     };
-    match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
+    match crate::sys::try_lock_exclusive(&file) {
         Ok(()) => Liveness::Gone(Some(Held { path, file })),
         Err(_) => Liveness::Alive,
     }
@@ -156,18 +155,4 @@ fn is_token(token: &str) -> bool {
         && token
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
-}
-
-/// `flock(2)` on the whole file, retried when a signal interrupts it.
-fn flock(file: &File, operation: libc::c_int) -> io::Result<()> {
-    loop {
-        // SAFETY: flock only uses the descriptor, which `file` keeps open for the call.
-        if unsafe { libc::flock(file.as_raw_fd(), operation) } == 0 {
-            return Ok(());
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
-        }
-    }
 }

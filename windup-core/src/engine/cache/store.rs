@@ -15,7 +15,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -207,7 +206,7 @@ impl DirLock {
             .write(true)
             .open(dir.join(LOCK_FILE))
             .map_err(io_err)?;
-        match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
+        match crate::sys::try_lock_exclusive(&file) {
             Ok(()) => return Ok(DirLock(file)),
             Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
             Err(err) => return Err(io_err(err)),
@@ -218,7 +217,7 @@ impl DirLock {
         std::thread::Builder::new()
             .name("windup-cache-lock".to_owned())
             .spawn(move || {
-                let locked = flock(&file, libc::LOCK_EX).map(|()| file);
+                let locked = crate::sys::lock_exclusive(&file).map(|()| file);
                 let _ = tx.send(locked);
             })
             .map_err(io_err)?;
@@ -226,20 +225,6 @@ impl DirLock {
             Ok(Ok(file)) => Ok(DirLock(file)),
             Ok(Err(err)) => Err(io_err(err)),
             Err(_) => Err(wait.busy()),
-        }
-    }
-}
-
-/// `flock(2)` on the whole file, retried when a signal interrupts it.
-fn flock(file: &File, operation: libc::c_int) -> io::Result<()> {
-    loop {
-        // SAFETY: flock only uses the descriptor, which `file` keeps open for the call.
-        if unsafe { libc::flock(file.as_raw_fd(), operation) } == 0 {
-            return Ok(());
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(err);
         }
     }
 }

@@ -52,7 +52,6 @@ mod tests;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -384,7 +383,7 @@ impl Ledger {
             .create(true)
             .open(&self.path)
             .map_err(|e| io_error("open", e))?;
-        let lock = FileLock::acquire(&file, libc::LOCK_EX).map_err(|e| io_error("lock", e))?;
+        let lock = crate::sys::Held::exclusive(&file).map_err(|e| io_error("lock", e))?;
         // A writer killed mid-line left no newline: start a fresh line so only its record is lost.
         let len = file.metadata().map_err(|e| io_error("inspect", e))?.len();
         if len > 0 {
@@ -415,7 +414,7 @@ impl Ledger {
             Err(err) => return Err(io_error("open", err)),
         };
         // A shared lock: never read a line while a writer is halfway through it.
-        let lock = FileLock::acquire(&file, libc::LOCK_SH).map_err(|e| io_error("lock", e))?;
+        let lock = crate::sys::Held::shared(&file).map_err(|e| io_error("lock", e))?;
         let mut read = LedgerRead::default();
         let mut reader = BufReader::new(&file);
         let mut line = Vec::new();
@@ -437,36 +436,5 @@ impl Ledger {
         }
         drop(lock);
         Ok(read)
-    }
-}
-
-/// An advisory `flock` held until dropped.
-struct FileLock<'a> {
-    file: &'a File,
-}
-
-impl<'a> FileLock<'a> {
-    /// Blocks until the lock (`LOCK_EX` or `LOCK_SH`) is held.
-    fn acquire(file: &'a File, operation: libc::c_int) -> io::Result<Self> {
-        loop {
-            // SAFETY: flock on a descriptor this `File` owns and keeps open for the call.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), operation) };
-            if rc == 0 {
-                return Ok(FileLock { file });
-            }
-            let err = io::Error::last_os_error();
-            if err.kind() != io::ErrorKind::Interrupted {
-                return Err(err);
-            }
-        }
-    }
-}
-
-impl Drop for FileLock<'_> {
-    fn drop(&mut self) {
-        // SAFETY: as in `acquire`; closing the file would release the lock anyway.
-        unsafe {
-            libc::flock(self.file.as_raw_fd(), libc::LOCK_UN);
-        }
     }
 }
