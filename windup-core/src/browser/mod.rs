@@ -436,6 +436,10 @@ struct Departure {
 }
 
 /// Control+A, every key released, Backspace: the keys that empty a field.
+/// How long a back or forward waits for the address to change (an entry with the same address
+/// waits it all; nothing else does).
+const TRAVERSAL_WAIT: Duration = Duration::from_secs(2);
+
 const SELECT_ALL_AND_DELETE: &str = "\u{E009}a\u{E000}\u{E003}";
 
 impl Session {
@@ -886,23 +890,45 @@ impl Session {
 
     /// Goes back one page in the history, and waits for it to load.
     pub async fn back(&self) -> Result<Opened, BrowserError> {
-        self.forget_seen_url();
-        self.leave_frames().await?;
-        self.client
-            .back()
-            .await
-            .map_err(|e| BrowserError::command("go back", e))?;
-        self.landed().await
+        self.traverse(false).await
     }
 
     /// Goes forward one page in the history, and waits for it to load.
     pub async fn forward(&self) -> Result<Opened, BrowserError> {
+        self.traverse(true).await
+    }
+
+    /// Back or forward one entry. A driver may answer before a traversal within the document
+    /// (a fragment, a `pushState` entry) has landed, and a check made then would read the page
+    /// it left: so the address is waited for to change, when there is an entry to go to (the
+    /// Navigation API says; without it, one is assumed), for at most [`TRAVERSAL_WAIT`].
+    async fn traverse(&self, forward: bool) -> Result<Opened, BrowserError> {
         self.forget_seen_url();
         self.leave_frames().await?;
-        self.client
-            .forward()
+        let before = self
+            .execute(
+                "look where the history is",
+                "const n = window.navigation; \
+                 return [location.href, !n || (arguments[0] ? n.canGoForward : n.canGoBack)];",
+                vec![Value::Bool(forward)],
+            )
             .await
-            .map_err(|e| BrowserError::command("go forward", e))?;
+            .ok()
+            .and_then(|v| serde_json::from_value::<(String, bool)>(v).ok());
+        let (what, went) = if forward {
+            ("go forward", self.client.forward().await)
+        } else {
+            ("go back", self.client.back().await)
+        };
+        went.map_err(|e| BrowserError::command(what, e))?;
+        if let Some((href, true)) = before {
+            let deadline = tokio::time::Instant::now() + TRAVERSAL_WAIT;
+            while tokio::time::Instant::now() < deadline
+                && self.url_now().await.is_ok_and(|now| now.as_str() == href)
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
         self.landed().await
     }
 
