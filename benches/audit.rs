@@ -8,8 +8,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use windup::engine::config::Settings;
 use windup::{AuditRun, Budget, RunEvent};
+use windup_core::config::Settings;
 
 /// When each event arrived, since the audit began.
 type Timeline = Arc<Mutex<Vec<(Duration, RunEvent)>>>;

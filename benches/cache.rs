@@ -7,12 +7,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use windup::engine::cache::{CacheEntry, CacheKey, PlanCache};
-use windup::engine::config::Settings;
-use windup::engine::plan::{Plan, Rules};
-use windup::engine::runner::Outcome;
-use windup::engine::scenario;
-use windup::engine::suite::{Suite, is_ignored};
+use windup_core::config::Settings;
+use windup_core::engine::cache::{CacheEntry, CacheKey, PlanCache};
+use windup_core::model::plan::{Plan, Rules};
+use windup_core::model::scenario;
+use windup_core::run::outcome::Outcome;
+use windup_core::run::suite::{Suite, is_ignored};
 
 #[tokio::main]
 async fn main() {

@@ -7,9 +7,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use windup::engine::config::Settings;
-use windup::engine::scenario;
-use windup::engine::suite::{Selection, Suite, is_ignored};
+use windup_core::config::Settings;
+use windup_core::model::scenario;
+use windup_core::run::suite::{Selection, Suite, is_ignored};
 
 #[tokio::main]
 async fn main() {

@@ -9,10 +9,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
-use windup::engine::config::Settings;
-use windup::engine::executor::NoValues;
-use windup::engine::plan::{Plan, Rules};
-use windup::engine::{Browser, ExecOptions, Executor};
+use windup_core::config::Settings;
+use windup_core::engine::executor::NoValues;
+use windup_core::model::plan::{Plan, Rules};
+use windup_core::{browser::Browser, engine::executor::ExecOptions, engine::executor::Executor};
 
 #[tokio::main]
 async fn main() {

@@ -8,10 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use windup::Settings;
-use windup::engine::executor::NoValues;
-use windup::engine::plan::Rules;
-use windup::engine::runner::exec_options;
-use windup::engine::{Browser, Executor};
+use windup::engine::{Browser, Executor, NoValues, Rules, exec_options};
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -12,35 +12,39 @@
 //! Everything at this level is the stable surface; [`engine`] is the machinery under it, for
 //! advanced use, and changes more often.
 
-pub use windup_core::audit::{Budget, Finding};
-pub use windup_core::audit_run::{AuditError, AuditFinished, AuditRun};
 pub use windup_core::config::{ConfigError, Settings};
-pub use windup_core::events::{ActionInfo, PlanChoice, Reporter, RunEvent, Totals};
-pub use windup_core::failure::{Failure, FailureClass};
-pub use windup_core::harness::{IntoSetup, Setup};
-pub use windup_core::plan::Plan;
-pub use windup_core::runner::{Outcome, ScenarioResult};
-pub use windup_core::scenario::{Scenario, ScenarioError};
-pub use windup_core::suite::{Finished, Selection, Suite, SuiteError};
+pub use windup_core::engine::audit::{Budget, Finding};
+pub use windup_core::front::harness::{IntoSetup, Setup};
+pub use windup_core::model::plan::Plan;
+pub use windup_core::model::scenario::{Scenario, ScenarioError};
+pub use windup_core::run::audit::{AuditError, AuditFinished, AuditRun};
+pub use windup_core::run::events::{ActionInfo, PlanChoice, Reporter, RunEvent, Totals};
+pub use windup_core::run::failure::{Failure, FailureClass};
+pub use windup_core::run::outcome::{Outcome, ScenarioResult};
+pub use windup_core::run::suite::{Finished, Selection, Suite, SuiteError};
 pub use windup_macros::main;
 
-/// The engine under the front door: the browser boundary, the executor and verifier, the
-/// planners, the plan cache, lockfiles, the ledger, the audit store and the reports, layer by
-/// layer as docs/architecture.md describes them.
+/// The engine under the front door, by name: what an embedder needs to replay one plan in a
+/// browser of its own (`examples/replay_plan.rs`), keep plans (the cache, lockfiles, the ledger)
+/// and serve or bench a project. It changes more often than the front door; the whole engine,
+/// layer by layer as docs/architecture.md describes it, is the `windup-core` crate.
 pub mod engine {
-    pub use windup_core::{
-        Browser, BrowserConfig, BrowserError, ExecOptions, Execution, Executor, Session,
-        StepFailure,
+    pub use windup_core::browser::{Browser, BrowserConfig, BrowserError, Session};
+    pub use windup_core::config::Overrides;
+    pub use windup_core::engine::cache::{CacheError, CacheKey, PlanCache};
+    pub use windup_core::engine::executor::{
+        ActionRecord, ExecOptions, Execution, Executor, FailureCause, NoValues, StepFailure,
+        ValueSource,
     };
-    pub use windup_core::{
-        ask, audit, audit_run, authoring, bench, browser, cache, config, events, executor, failure,
-        fragments, harness, impact, init, invariant, ledger, llm, lockfile, map_view, mapfile,
-        plan, planner, pool, report, reporters, runner, scan, scenario, secret, secrets, server,
-        signature, sitemap, steps, store, suite, summary, verifier,
-    };
+    pub use windup_core::engine::ledger::{CostReport, Ledger, LedgerError};
+    pub use windup_core::engine::lockfile::LockfileError;
+    pub use windup_core::front::server::{ServeError, ServeOptions, Server};
+    pub use windup_core::model::plan::{Action, ActionKind, Postcondition, Rules, Target};
+    pub use windup_core::run::bench::{Bench, BenchError};
+    pub use windup_core::run::runner::exec_options;
 }
 
 #[doc(hidden)]
 pub mod __private {
-    pub use windup_core::harness::main as harness_main;
+    pub use windup_core::front::harness::main as harness_main;
 }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::Project;
-use windup::engine::store::{AuditStore, RunStatus};
 use windup::{AuditFinished, AuditRun, Budget};
+use windup_core::store::{AuditStore, RunStatus};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -153,11 +153,14 @@ async fn the_correct_todo_app_has_no_findings() {
     );
     assert!(finished.outcome.actions > 50, "it did audit");
     // What it explored is in the project's site map, seen by execution, with its controls.
-    let map = windup::engine::mapfile::MapFile::of(project.root())
+    let map = windup_core::engine::sitemap::MapFile::of(project.root())
         .read()
         .unwrap();
     let home = map.page("/").expect("the start page is in the site map");
-    assert_eq!(home.source(), windup::engine::sitemap::Source::Execution);
+    assert_eq!(
+        home.source(),
+        windup_core::model::sitemap::Source::Execution
+    );
     assert!(!home.elements.is_empty(), "{home:#?}");
     assert!(home.title.is_some(), "{home:#?}");
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use common::Project;
 use serde_json::{Value, json};
-use windup::engine::config::Settings;
 use windup::{AuditFinished, AuditRun, Budget, RunEvent};
+use windup_core::config::Settings;
 use windup_fake_provider::{FakeProvider, Reply, Wire};
 use windup_shop::BugSet;
 
@@ -213,10 +213,10 @@ async fn the_model_finds_a_bug_the_generic_oracles_cannot(wire: Wire) {
                 outcome.findings
             )
         });
-    assert_eq!(finding.source, windup::engine::invariant::Source::Model);
+    assert_eq!(finding.source, windup_core::model::invariant::Source::Model);
     assert_eq!(
         finding.severity,
-        windup::engine::invariant::Severity::Critical,
+        windup_core::model::invariant::Severity::Critical,
         "the judge grades it"
     );
     assert!(
@@ -320,7 +320,7 @@ async fn the_call_budget_stops_the_audit_before_the_call_that_would_exceed_it() 
     assert_eq!(fake.pending(), 1, "the attack was never asked");
     assert_eq!(outcome.model_calls, 1);
     // The ledger has the call, as an audit's record.
-    let ledger = windup::engine::ledger::Ledger::new(project.root())
+    let ledger = windup_core::engine::ledger::Ledger::new(project.root())
         .read()
         .unwrap();
     let calls: Vec<&str> = ledger
@@ -351,7 +351,7 @@ async fn stopped_before_any_call(extra: &str, budget: Budget, limit: &str) {
     assert_eq!(fake.pending(), 1);
     assert_eq!(outcome.model_calls, 0);
     assert!(outcome.findings.is_empty());
-    let ledger = windup::engine::ledger::Ledger::new(project.root())
+    let ledger = windup_core::engine::ledger::Ledger::new(project.root())
         .read()
         .unwrap();
     assert!(ledger.records.iter().all(|r| r.llm_calls.is_empty()));
@@ -498,7 +498,7 @@ async fn an_injection_page_cannot_steer_the_audit_off_origin_into_a_denied_contr
             .outcome
             .findings
             .iter()
-            .all(|f| f.source != windup::engine::invariant::Source::Model)
+            .all(|f| f.source != windup_core::model::invariant::Source::Model)
     );
 }
 

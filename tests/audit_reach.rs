@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use common::Project;
 use common::patterns::PatternSite;
-use windup::engine::store::{AuditStore, RunStatus};
 use windup::{AuditError, AuditRun, Budget};
+use windup_core::store::{AuditStore, RunStatus};
 
 /// A small budget counted in actions.
 fn small() -> Budget {

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::Project;
-use windup::engine::config::Settings;
-use windup::engine::store::{AuditStore, Framework};
 use windup::{AuditFinished, AuditRun, Budget};
+use windup_core::config::Settings;
+use windup_core::store::{AuditStore, Framework};
 use windup_shop::BugSet;
 
 /// A budget counted in actions, not time, so a busy machine audits the same as an idle one;

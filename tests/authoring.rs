@@ -10,7 +10,7 @@ use std::path::Path;
 
 use common::{Project, files_under, run_in, text};
 use serde_json::json;
-use windup::engine::mapfile::MapFile;
+use windup_core::engine::sitemap::MapFile;
 use windup_fake_provider::{FakeProvider, Reply};
 
 const INSTRUCTION: &str =
@@ -152,7 +152,7 @@ async fn with_no_model_new_writes_a_scaffold_that_loads() {
     assert!(!out.contains(PASSWORD), "{out}");
     let dir = project.root().join("scenarios");
     let path = dir.join("log-in-as-the-demo-user.yaml");
-    let scenario = windup::engine::scenario::load(&path, &dir)
+    let scenario = windup_core::model::scenario::load(&path, &dir)
         .unwrap_or_else(|e| panic!("the scaffold loads: {e}"));
     assert_eq!(
         scenario.task,
@@ -173,7 +173,7 @@ async fn with_no_model_new_writes_a_scaffold_that_loads() {
     );
     assert_eq!(named.status.code(), Some(0), "{}", text(&named));
     let path = dir.join("catalogue.yaml");
-    let scenario = windup::engine::scenario::load(&path, &dir).unwrap();
+    let scenario = windup_core::model::scenario::load(&path, &dir).unwrap();
     assert_eq!(scenario.start_url, "/products");
     assert_eq!(scenario.account, None, "no credential, no account");
     let yaml = std::fs::read_to_string(&path).unwrap();

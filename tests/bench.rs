@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use common::{Project, run_in, text};
 use serde_json::{Value, json};
-use windup::engine::cache::PlanCache;
-use windup::engine::ledger::{CacheOutcome, Ledger, RecordKind, Replan};
+use windup_core::engine::cache::PlanCache;
+use windup_core::engine::ledger::{CacheOutcome, Ledger, RecordKind, Replan};
 use windup_fake_provider::{FakeProvider, Recorded, Reply};
 
 const EMAIL: &str = "demo@windup.test";

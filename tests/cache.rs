@@ -6,14 +6,16 @@ mod common;
 
 use common::Project;
 use url::Url;
-use windup::engine::Browser;
-use windup::engine::cache::{EntryStatus, PlanCache};
-use windup::engine::config::Settings;
-use windup::engine::ledger::{CacheOutcome, Ledger, Replan};
-use windup::engine::lockfile;
-use windup::engine::pool::SessionPool;
-use windup::engine::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
-use windup::engine::scenario::Scenario;
+use windup_core::browser::Browser;
+use windup_core::config::Settings;
+use windup_core::engine::cache::{EntryStatus, PlanCache};
+use windup_core::engine::ledger::{CacheOutcome, Ledger, Replan};
+use windup_core::engine::lockfile;
+use windup_core::model::scenario::Scenario;
+use windup_core::run::failure::FailureClass;
+use windup_core::run::outcome::{Outcome, ScenarioResult};
+use windup_core::run::pool::SessionPool;
+use windup_core::run::runner::run_scenario;
 use windup_shop::{Markup, ShopOptions};
 
 async fn run(
@@ -120,7 +122,7 @@ async fn plan_once_replay_then_replan_what_the_site_broke() {
             .all(|p| p.sig.len() == 64 && p.sig.bytes().all(|b| b.is_ascii_hexdigit()))
     );
     assert_eq!(records[1].pages, records[0].pages);
-    let login_sig = |record: &windup::engine::ledger::RunRecord| {
+    let login_sig = |record: &windup_core::engine::ledger::RunRecord| {
         record
             .pages
             .iter()

@@ -7,8 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use windup::engine::cache::PlanCache;
-use windup::engine::ledger::{CacheOutcome, Ledger};
+use windup_core::engine::cache::PlanCache;
+use windup_core::engine::ledger::{CacheOutcome, Ledger};
 
 const SCENARIOS: [&str; 8] = [
     "browse-catalogue",

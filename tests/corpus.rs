@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use windup::engine::config::Settings;
+use windup_core::config::Settings;
 use windup_corpus::efficacy::{Plan, trial};
 
 /// The audit of the bugs, counted in actions so that a busy machine audits as an idle one does;

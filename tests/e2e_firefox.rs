@@ -5,6 +5,6 @@
 async fn setup() -> Result<windup::Setup, std::io::Error> {
     let shop = windup_shop::spawn(Default::default()).await?;
     Ok(windup::Setup::new(shop.url())
-        .in_browser(windup::engine::browser::BrowserKind::Firefox)
+        .in_browser(windup_core::browser::BrowserKind::Firefox)
         .with_guard(shop))
 }

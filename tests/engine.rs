@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use common::{Rig, files_under, plan, plan_file};
 use serde_json::json;
-use windup::engine::Session;
-use windup::engine::executor::FailureCause;
+use windup_core::browser::Session;
+use windup_core::engine::executor::FailureCause;
 
 fn target(selector: &str, tag: &str) -> serde_json::Value {
     json!({ "selector": selector, "identity": { "tag": tag } })
@@ -544,7 +544,7 @@ async fn the_snapshot_names_elements_as_a_person_would() {
 
 #[tokio::test]
 async fn a_moving_element_is_not_clicked_until_it_stops() {
-    use windup::engine::browser::{GateMode, ProbeState};
+    use windup_core::browser::{GateMode, ProbeState};
     let rig = Rig::start().await;
     rig.session
         .goto(&format!("{}/products/rust-mug", rig.shop.url()))
@@ -615,7 +615,7 @@ async fn a_replay_never_acts_on_an_element_that_is_not_the_planned_one() {
         FailureCause::NotActionable { probe, .. } => {
             assert_eq!(
                 probe.state,
-                windup::engine::browser::ProbeState::IdentityMismatch
+                windup_core::browser::ProbeState::IdentityMismatch
             )
         }
         other => panic!("expected an identity mismatch, got {other:?}"),

@@ -7,12 +7,13 @@ mod common;
 
 use common::Project;
 use url::Url;
-use windup::engine::Browser;
-use windup::engine::cache::PlanCache;
-use windup::engine::ledger::{CacheOutcome, Ledger};
-use windup::engine::lockfile;
-use windup::engine::pool::SessionPool;
-use windup::engine::runner::{Outcome, ScenarioResult, run_scenario};
+use windup_core::browser::Browser;
+use windup_core::engine::cache::PlanCache;
+use windup_core::engine::ledger::{CacheOutcome, Ledger};
+use windup_core::engine::lockfile;
+use windup_core::run::outcome::{Outcome, ScenarioResult};
+use windup_core::run::pool::SessionPool;
+use windup_core::run::runner::run_scenario;
 use windup_shop::{Markup, ShopOptions};
 
 const LOGIN: &str = "\
@@ -91,7 +92,7 @@ async fn one_fragment_replanned_once_fixes_every_scenario_that_uses_it() {
             .get("fragment:login")
             .unwrap()
             .into_iter()
-            .filter(|e| e.status == windup::engine::cache::EntryStatus::Active)
+            .filter(|e| e.status == windup_core::engine::cache::EntryStatus::Active)
             .count()
     };
     assert_eq!(fragment_runs(&project), 1);
@@ -117,7 +118,7 @@ async fn one_fragment_replanned_once_fixes_every_scenario_that_uses_it() {
         .unwrap();
     let stale = entries
         .iter()
-        .find(|e| e.status == windup::engine::cache::EntryStatus::Stale)
+        .find(|e| e.status == windup_core::engine::cache::EntryStatus::Stale)
         .expect("the old fragment plan is kept as evidence");
     assert!(
         stale
@@ -134,7 +135,7 @@ async fn one_fragment_replanned_once_fixes_every_scenario_that_uses_it() {
         assert!(
             entries
                 .iter()
-                .all(|e| e.status == windup::engine::cache::EntryStatus::Active),
+                .all(|e| e.status == windup_core::engine::cache::EntryStatus::Active),
             "{name}"
         );
     }
@@ -178,8 +179,8 @@ async fn a_fragment_types_the_secrets_of_the_scenario_running_it() {
     );
     let shop = windup_shop::spawn(ShopOptions::default()).await.unwrap();
     // Loaded as a run loads it (`.env.local` included), but never read-only, even under CI.
-    let mut settings = windup::engine::config::Settings::load(project.root()).unwrap();
-    settings.update = windup::engine::config::UpdateMode::Auto;
+    let mut settings = windup_core::config::Settings::load(project.root()).unwrap();
+    settings.update = windup_core::config::UpdateMode::Auto;
     let browser = Browser::launch(settings.browser_config()).await.unwrap();
     let pool = SessionPool::new(browser, 1);
     let base: Url = shop.url().parse().unwrap();

@@ -11,12 +11,15 @@ use std::time::{Duration, Instant};
 use common::grid::{Grid, MAX_SESSIONS};
 use common::{SHOP_SCENARIOS, plan, plan_file, processes_in_group};
 use serde_json::json;
-use windup::engine::browser::BrowserKind;
-use windup::engine::config::UpdateMode;
-use windup::engine::executor::NoValues;
-use windup::engine::ledger::CacheOutcome;
-use windup::engine::{Browser, BrowserConfig, ExecOptions, Executor, Session};
 use windup::{Selection, Settings, Suite};
+use windup_core::browser::BrowserKind;
+use windup_core::config::UpdateMode;
+use windup_core::engine::executor::NoValues;
+use windup_core::engine::ledger::CacheOutcome;
+use windup_core::{
+    browser::Browser, browser::BrowserConfig, browser::Session, engine::executor::ExecOptions,
+    engine::executor::Executor,
+};
 use windup_shop::RunningShop;
 
 /// Scenarios at once, each in its own session on the Grid.

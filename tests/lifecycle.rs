@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::processes_in_group;
-use windup::engine::browser::BrowserKind;
-use windup::engine::{Browser, BrowserConfig};
+use windup_core::browser::BrowserKind;
+use windup_core::{browser::Browser, browser::BrowserConfig};
 
 const CHILD_ENV: &str = "WINDUP_LIFECYCLE_CHILD";
 
@@ -42,7 +42,7 @@ fn is_browser(kind: BrowserKind, name: &str) -> bool {
 /// the browser's own, and the session's when the kind gives each session a driver.
 struct Opened {
     browser: Browser,
-    session: windup::engine::Session,
+    session: windup_core::browser::Session,
     groups: Vec<u32>,
     /// The group the browser process runs in.
     browser_group: u32,
@@ -179,7 +179,7 @@ fn a_killed_test_process_leaves_no_browser_behind() {
         assert_groups_end(&groups);
         let runtime = tokio::runtime::Runtime::new().expect("a runtime");
         runtime.block_on(async {
-            let next = windup::engine::Browser::launch(common::browser_config())
+            let next = windup_core::browser::Browser::launch(common::browser_config())
                 .await
                 .expect("the next browser starts");
             assert!(

@@ -9,11 +9,13 @@ mod common;
 use common::{Project, run_in, text};
 use serde_json::{Value, json};
 use url::Url;
-use windup::engine::Browser;
-use windup::engine::config::Settings;
-use windup::engine::ledger::{CacheOutcome, Ledger, RetryKind, RunRecord};
-use windup::engine::pool::SessionPool;
-use windup::engine::runner::{FailureClass, Outcome, ScenarioResult, run_scenario};
+use windup_core::browser::Browser;
+use windup_core::config::Settings;
+use windup_core::engine::ledger::{CacheOutcome, Ledger, RetryKind, RunRecord};
+use windup_core::run::failure::FailureClass;
+use windup_core::run::outcome::{Outcome, ScenarioResult};
+use windup_core::run::pool::SessionPool;
+use windup_core::run::runner::run_scenario;
 use windup_fake_provider::{FakeProvider, Recorded, Reply, Wire};
 use windup_shop::RunningShop;
 
@@ -342,7 +344,7 @@ struct PlanCacheIsEmpty;
 
 impl PlanCacheIsEmpty {
     fn check(project: &Project) -> bool {
-        windup::engine::cache::PlanCache::new(project.root())
+        windup_core::engine::cache::PlanCache::new(project.root())
             .list()
             .unwrap()
             .is_empty()
@@ -424,8 +426,8 @@ async fn the_prompt_for_a_fixed_page_fences_it_as_untrusted_data() {
 /// the task's own first, with their elements and the ways between them.
 #[tokio::test]
 async fn the_planner_is_shown_the_site_maps_slice_for_its_task() {
-    use windup::engine::mapfile::MapFile;
-    use windup::engine::sitemap::{MapElement, Move, Visit};
+    use windup_core::engine::sitemap::MapFile;
+    use windup_core::model::sitemap::{MapElement, Move, Visit};
     let stage = Stage::start().await;
     let project = Project::with(&[]);
     project.write("mugs-in-cart", MUGS);
@@ -662,7 +664,7 @@ async fn a_summary_and_suggestions_are_extra_calls_that_change_no_outcome() {
     assert_eq!(purposes, [("broken", "suggest"), ("(suite)", "summary")]);
     let runs = ledger
         .iter()
-        .filter(|r| r.kind == windup::engine::ledger::RecordKind::Run)
+        .filter(|r| r.kind == windup_core::engine::ledger::RecordKind::Run)
         .count();
     assert_eq!(runs, 2, "the summary calls are not runs");
 }

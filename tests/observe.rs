@@ -22,15 +22,18 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use url::Url;
-use windup::engine::browser::{BrowserError, BrowserKind};
-use windup::engine::executor::{FailureCause, NoValues};
-use windup::engine::invariant::{
+use windup_core::browser::{BrowserError, BrowserKind};
+use windup_core::engine::executor::{FailureCause, NoValues};
+use windup_core::engine::planner::OfflinePlanner;
+use windup_core::engine::verifier::{self, Baseline};
+use windup_core::model::invariant::{
     FailedRequest, Field, Observation, PageEvents, Predicate, Probe, Reading, Verdict,
 };
-use windup::engine::plan::{Plan, Postcondition};
-use windup::engine::planner::OfflinePlanner;
-use windup::engine::verifier::{self, Baseline};
-use windup::engine::{Browser, BrowserConfig, ExecOptions, Executor, Session};
+use windup_core::model::plan::{Plan, Postcondition};
+use windup_core::{
+    browser::Browser, browser::BrowserConfig, browser::Session, engine::executor::ExecOptions,
+    engine::executor::Executor,
+};
 
 /// The fixture pages, served on loopback until dropped.
 struct Site {
@@ -490,18 +493,18 @@ async fn what_a_screenshot_could_show_is_read_through_shadow_roots_frames_and_fi
         assert!(!shown.contains(unseen), "{unseen} in {shown}");
     }
     // The secrets the page shows, whatever its case and spacing.
-    let redactor = windup::engine::planner::prompt::Redactor::new([
+    let redactor = windup_core::engine::planner::prompt::Redactor::new([
         (
             "accounts.ada.email".to_owned(),
-            windup::engine::secrets::SecretValue::new("Ada@Example.test"),
+            windup_core::model::secret::SecretValue::new("Ada@Example.test"),
         ),
         (
             "accounts.ada.bio".to_owned(),
-            windup::engine::secrets::SecretValue::new("writes engines"),
+            windup_core::model::secret::SecretValue::new("writes engines"),
         ),
         (
             "accounts.ada.password".to_owned(),
-            windup::engine::secrets::SecretValue::new("hunter2-secret"),
+            windup_core::model::secret::SecretValue::new("hunter2-secret"),
         ),
     ]);
     assert_eq!(
@@ -1045,9 +1048,9 @@ expect:
   - holds "number('.count') == count('.order')"
 "#;
 
-fn orders_scenario(start: &str) -> windup::engine::scenario::Scenario {
+fn orders_scenario(start: &str) -> windup_core::model::scenario::Scenario {
     let text = ORDERS_SCENARIO.replace("/orders.html", start);
-    windup::engine::scenario::parse(
+    windup_core::model::scenario::parse(
         &text,
         Path::new("scenarios/orders.yaml"),
         Path::new("scenarios"),
@@ -1119,7 +1122,7 @@ async fn holds_steps_plan_offline_into_holds_postconditions_that_replay() {
 #[tokio::test]
 async fn the_page_a_run_ends_on_is_recorded_when_planned_and_when_replayed() {
     let rig = Rig::start().await;
-    let scenario = windup::engine::scenario::parse(
+    let scenario = windup_core::model::scenario::parse(
         "task: Go on.\nstart_url: /leave.html\nsteps:\n  - click \"Go on\"\nexpect:\n  - text \"Arrived\"\n",
         Path::new("scenarios/arrive.yaml"),
         Path::new("scenarios"),

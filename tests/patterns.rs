@@ -14,16 +14,18 @@ use std::time::Duration;
 
 use common::patterns::PatternSite;
 use url::Url;
-use windup::engine::browser::{BrowserError, BrowserKind, ProbeState};
-use windup::engine::config::Settings;
-use windup::engine::executor::{ExecOptions, Executor, FailureCause, NoValues};
-use windup::engine::ledger::CacheOutcome;
-use windup::engine::plan::{Plan, Rules};
-use windup::engine::pool::SessionPool;
-use windup::engine::runner::{FailureClass, Outcome, run_scenario};
-use windup::engine::scenario::{self, Scenario};
-use windup::engine::steps::Expectation;
-use windup::engine::{Browser, Session};
+use windup_core::browser::{BrowserError, BrowserKind, ProbeState};
+use windup_core::config::Settings;
+use windup_core::engine::executor::{ExecOptions, Executor, FailureCause, NoValues};
+use windup_core::engine::ledger::CacheOutcome;
+use windup_core::model::plan::{Plan, Rules};
+use windup_core::model::scenario::{self, Scenario};
+use windup_core::model::steps::Expectation;
+use windup_core::run::failure::FailureClass;
+use windup_core::run::outcome::Outcome;
+use windup_core::run::pool::SessionPool;
+use windup_core::run::runner::run_scenario;
+use windup_core::{browser::Browser, browser::Session};
 
 /// Every pattern whose scenario must pass, in the order they run.
 const PASSING: &[&str] = &[
@@ -119,7 +121,7 @@ impl Patterns {
 
     /// The plan a first run made, as written for review.
     fn planned(&self, name: &str) -> Plan {
-        let path: PathBuf = windup::engine::lockfile::pending_path(
+        let path: PathBuf = windup_core::engine::lockfile::pending_path(
             &self.root().join(format!("scenarios/{name}.yaml")),
         );
         let text = std::fs::read_to_string(&path)
@@ -232,7 +234,7 @@ impl Replay {
 
     async fn start_in(kind: BrowserKind) -> Self {
         let site = PatternSite::start().await;
-        let config = windup::engine::BrowserConfig {
+        let config = windup_core::browser::BrowserConfig {
             kind,
             ..common::browser_config()
         };
@@ -255,14 +257,17 @@ impl Replay {
     async fn plan(&self, project: &Patterns, name: &str) -> Plan {
         self.session.reset().await.unwrap();
         let executor = Executor::new(&self.session, &self.options, &NoValues);
-        windup::engine::planner::OfflinePlanner
+        windup_core::engine::planner::OfflinePlanner
             .plan(&project.scenario(name), &executor)
             .await
             .unwrap_or_else(|f| panic!("{name} plans: {f}"))
             .plan
     }
 
-    async fn replay(&self, plan: &Plan) -> Result<(), Box<windup::engine::executor::StepFailure>> {
+    async fn replay(
+        &self,
+        plan: &Plan,
+    ) -> Result<(), Box<windup_core::engine::executor::StepFailure>> {
         self.session.reset().await.unwrap();
         Executor::new(&self.session, &self.options, &NoValues)
             .run(plan)
@@ -313,7 +318,7 @@ async fn every_pattern_plans_in_firefox_and_a_plan_made_in_one_browser_replays_i
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-fn refused_as_stranger(failure: &windup::engine::executor::StepFailure) -> bool {
+fn refused_as_stranger(failure: &windup_core::engine::executor::StepFailure) -> bool {
     matches!(&failure.cause, FailureCause::NotActionable { probe, .. } if probe.state == ProbeState::IdentityMismatch)
 }
 
@@ -412,7 +417,7 @@ async fn the_snapshot_and_the_signature_see_into_open_shadow_roots() {
     let structure = rig.session.structure().await.unwrap();
     assert_eq!(
         structure.signature(),
-        windup::engine::signature::of(&snapshot)
+        windup_core::engine::signature::of(&snapshot)
     );
     rig.close().await;
 }
@@ -423,7 +428,7 @@ async fn a_closed_shadow_root_is_named_and_a_hover_only_control_says_how_to_reac
     let mut rig = Replay::start().await;
     rig.options.default_timeout = Duration::from_millis(800);
     let executor = Executor::new(&rig.session, &rig.options, &NoValues);
-    let closed = windup::engine::planner::OfflinePlanner
+    let closed = windup_core::engine::planner::OfflinePlanner
         .plan(&project.scenario("closed-shadow"), &executor)
         .await
         .expect_err("a closed shadow root cannot be typed into");
@@ -440,7 +445,7 @@ async fn a_closed_shadow_root_is_named_and_a_hover_only_control_says_how_to_reac
         &root,
     )
     .unwrap();
-    let failure = windup::engine::planner::OfflinePlanner
+    let failure = windup_core::engine::planner::OfflinePlanner
         .plan(&no_hover, &executor)
         .await
         .expect_err("a hidden button cannot be clicked");
@@ -471,7 +476,7 @@ async fn a_control_or_its_label_under_an_unrelated_overlay_is_refused_naming_the
             let scenario = scenario::parse(&text, &root.join("overlay.yaml"), &root).unwrap();
             rig.session.reset().await.unwrap();
             let executor = Executor::new(&rig.session, &rig.options, &NoValues);
-            let failure = windup::engine::planner::OfflinePlanner
+            let failure = windup_core::engine::planner::OfflinePlanner
                 .plan(&scenario, &executor)
                 .await
                 .expect_err("nothing under an overlay can be clicked");

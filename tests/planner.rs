@@ -6,11 +6,11 @@ mod common;
 use std::path::Path;
 
 use common::Rig;
-use windup::engine::executor::{Executor, ValueSource};
-use windup::engine::planner::{OfflinePlanner, PlannedRun};
-use windup::engine::runner::explain;
-use windup::engine::scenario::{self, Scenario};
-use windup::engine::secrets::SecretValue;
+use windup_core::engine::executor::{Executor, ValueSource};
+use windup_core::engine::planner::{OfflinePlanner, PlannedRun};
+use windup_core::model::scenario::{self, Scenario};
+use windup_core::model::secret::SecretValue;
+use windup_core::run::failure::explain;
 use windup_shop::{Markup, ShopOptions};
 
 fn scenario(name: &str, text: &str) -> Scenario {

@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use common::npm::{playwright, spec_dir, type_check};
 
-use windup::engine::audit::playwright::{prelude, translate_predicate};
-use windup::engine::audit::{Finding, TestPlace, write_test};
-use windup::engine::invariant::{
+use windup_core::engine::audit::playwright::{prelude, translate_predicate};
+use windup_core::engine::audit::{Finding, TestPlace, write_test};
+use windup_core::model::invariant::{
     Field, Found, Observation, PageEvents, Predicate, Probe, Severity, Source, Verdict,
 };
-use windup::engine::plan::{Action, ActionKind, Identity, Target};
+use windup_core::model::plan::{Action, ActionKind, Identity, Target};
 use windup_shop::BugSet;
 
 fn click(id: &str, selector: &str, name: &str) -> Action {
@@ -208,7 +208,7 @@ fn verdict(verdict: &Verdict) -> &'static str {
 fn the_spec_s_runtime_gives_windup_s_verdicts() {
     let failing = PageEvents {
         errors: vec!["Uncaught TypeError: x".to_owned()],
-        failed_requests: vec![windup::engine::invariant::FailedRequest {
+        failed_requests: vec![windup_core::model::invariant::FailedRequest {
             method: "POST".to_owned(),
             url: "http://127.0.0.1:8080/api".to_owned(),
             status: 500,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::Rig;
-use windup::engine::ledger::{CacheOutcome, LlmCall};
-use windup::engine::report::{self, ActionReport, ScenarioReport, SuiteReport};
+use windup_core::engine::ledger::{CacheOutcome, LlmCall};
+use windup_core::run::report::{self, ActionReport, ScenarioReport, SuiteReport};
 
 /// One passing and one failing scenario, with text that needs escaping (and a control
 /// character XML forbids); screenshots at the given paths.

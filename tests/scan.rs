@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use common::{run_in, text};
 use serde_json::json;
-use windup::engine::mapfile::MapFile;
-use windup::engine::scan::{ScanError, ScanOptions, scan};
-use windup::engine::sitemap::{Source, Visit};
+use windup_core::engine::scan::{ScanError, ScanOptions, scan};
+use windup_core::engine::sitemap::MapFile;
+use windup_core::model::sitemap::{Source, Visit};
 use windup_fake_provider::{FakeProvider, Reply};
 
 fn repo() -> PathBuf {

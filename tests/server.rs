@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::serve::{Ended, Served, Subscriber, browsers_left, has, names, seqs, target};
 use serde_json::{Value, json};
-use windup::engine::secret::SecretValue;
-use windup::engine::server::{ServeError, Server};
+use windup_core::front::server::{ServeError, Server};
+use windup_core::model::secret::SecretValue;
 
 /// One test at a time in this process: `cargo test` runs a binary's tests on threads, and a test
 /// that checks no browser is left under the process must not see another test's.
@@ -474,7 +474,7 @@ async fn off_loopback_the_server_wants_its_token_on_every_request_and_stream() {
     let shop = windup_shop::spawn(Default::default()).await.unwrap();
     let project = common::Project::with(&[]);
     let settings = project.settings_with(&format!("base_url = \"{}\"\n", shop.url()), &|_| None);
-    let mut options = windup::engine::server::ServeOptions::new(settings);
+    let mut options = windup_core::front::server::ServeOptions::new(settings);
     options.bind = "0.0.0.0:0".parse().unwrap();
     let refused = Server::bind(options.clone()).await.err();
     assert!(

@@ -16,7 +16,7 @@ async fn signature_of(rig: &Rig, path: &str) -> String {
     let snapshot = rig.session.snapshot().await.expect("a snapshot");
     assert_eq!(
         signature,
-        windup::engine::signature::of(&snapshot),
+        windup_core::engine::signature::of(&snapshot),
         "the light structure script and the full snapshot agree on {path}"
     );
     signature

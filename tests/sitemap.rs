@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use common::Project;
-use windup::engine::mapfile::MapFile;
-use windup::engine::sitemap::Source;
 use windup::{RunEvent, Selection, Suite};
+use windup_core::engine::sitemap::MapFile;
+use windup_core::model::sitemap::Source;
 
 use common::SHOP_SCENARIOS as SCENARIOS;
 
@@ -68,7 +68,7 @@ async fn after_the_shops_scenarios_run_the_map_holds_every_page_they_visited() {
         map.transitions
     );
     // Again: the same pages renewed, none added.
-    let patterns = |map: &windup::engine::sitemap::SiteMap| {
+    let patterns = |map: &windup_core::model::sitemap::SiteMap| {
         map.pages
             .iter()
             .map(|p| p.pattern.clone())
@@ -86,7 +86,7 @@ async fn after_the_shops_scenarios_run_the_map_holds_every_page_they_visited() {
 /// The shop's scan merged after its runs: a page a run visited stays `execution`, one only the
 /// source declares is `static`, and the scan's patterns are the runs' own.
 fn scanned_after(project: &Project, visited: &BTreeSet<String>) {
-    use windup::engine::scan::{ScanOptions, scan};
+    use windup_core::engine::scan::{ScanOptions, scan};
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let shop = ScanOptions {
         app: Some("examples/shop".into()),
@@ -138,7 +138,7 @@ async fn drawn(project: &Project, pages: usize) {
         String::from_utf8_lossy(&graphviz.stderr)
     );
     let page = project.root().join(".windup/sitemap.html");
-    let browser = windup::engine::Browser::launch(common::browser_config())
+    let browser = windup_core::browser::Browser::launch(common::browser_config())
         .await
         .unwrap();
     let session = browser.new_session().await.unwrap();

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use url::Url;
-use windup_core::audit::Budget;
-use windup_core::audit_run::{AuditError, AuditFinished, AuditRun, STORE_FILE};
 use windup_core::config::Settings;
-use windup_core::failure::relative;
-use windup_core::reporters::{AuditView, audit_view};
+use windup_core::engine::audit::Budget;
+use windup_core::run::audit::{AuditError, AuditFinished, AuditRun, STORE_FILE};
+use windup_core::run::failure::relative;
+use windup_core::run::report::{AuditView, audit_view};
 use windup_core::store::{AuditStore, RunId, StoreError};
 
 use crate::{CliError, SuiteArgs, project_settings, usage};
@@ -84,7 +84,7 @@ struct AuditArgs {
     /// How a walk chooses its next move: `coverage` leans toward the moves not yet made in a
     /// state like the current one; `uniform` goes by how often a person makes each move alone.
     #[arg(long, value_name = "STRATEGY", default_value = "coverage")]
-    strategy: windup_core::audit::Strategy,
+    strategy: windup_core::engine::audit::Strategy,
     /// A directory of invariants (*.yaml) to hold the app to [default: invariants/ under the
     /// project root, when it exists].
     #[arg(long, value_name = "DIR")]
@@ -225,7 +225,7 @@ fn from_audit(err: AuditError) -> CliError {
             let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
             CliError::Usage(format!(
                 "the invariants cannot be used ({}):\n{}",
-                windup_core::reporters::count(all.len(), "error"),
+                windup_core::run::report::count(all.len(), "error"),
                 all.join("\n")
             ))
         }

@@ -2,7 +2,7 @@
 //! scenario (windup-core's `bench`); this only parses, prints and picks the exit code.
 
 use clap::Args;
-use windup_core::bench::{Bench, BenchError};
+use windup_core::run::bench::{Bench, BenchError};
 
 use crate::{CliError, SuiteArgs, base_url_of, project_settings_with};
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use clap::Args;
 use windup_core::config::Settings;
-use windup_core::impact::{self, Change, Impact};
+use windup_core::engine::impact::{self, Change, Impact};
 
 use crate::{CliError, SuiteArgs, project_settings, usage};
 

@@ -19,16 +19,16 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use windup_core::browser::BrowserKind;
 use windup_core::browser::install::{InstallPlan, availability, install_plan};
-use windup_core::cache::{EntryStatus, PlanCache};
 use windup_core::config::Settings;
-use windup_core::executor::NoValues;
-use windup_core::failure::relative;
-use windup_core::plan::{Plan, Rules};
-use windup_core::reporters::{Terminal, count};
-use windup_core::runner::exec_options;
-use windup_core::suite::{Finished, Selection, Suite, SuiteError};
-use windup_core::{Browser, Executor};
-use windup_core::{ledger, lockfile};
+use windup_core::engine::cache::{EntryStatus, PlanCache};
+use windup_core::engine::executor::NoValues;
+use windup_core::model::plan::{Plan, Rules};
+use windup_core::run::failure::relative;
+use windup_core::run::report::{Terminal, count};
+use windup_core::run::runner::exec_options;
+use windup_core::run::suite::{Finished, Selection, Suite, SuiteError};
+use windup_core::{browser::Browser, engine::executor::Executor};
+use windup_core::{engine::ledger, engine::lockfile};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -557,7 +557,7 @@ fn cache(action: CacheAction) -> Result<(), CliError> {
     let root = std::env::current_dir()
         .map_err(|e| CliError::Usage(format!("no current directory: {e}")))?;
     let cache = PlanCache::new(&root);
-    let failed = |e: windup_core::cache::CacheError| CliError::Usage(e.to_string());
+    let failed = |e: windup_core::engine::cache::CacheError| CliError::Usage(e.to_string());
     match action {
         CacheAction::Ls => {
             let entries = cache.list().map_err(failed)?;
@@ -666,8 +666,8 @@ fn init() -> Result<(), CliError> {
     let requirement = version
         .rsplit_once('.')
         .map_or(version, |(major_minor, _)| major_minor);
-    let changes =
-        windup_core::init::init(&root, requirement).map_err(|e| CliError::Usage(e.to_string()))?;
+    let changes = windup_core::front::init::init(&root, requirement)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     if changes.is_empty() {
         println!("Windup is already set up here; nothing changed.");
     }

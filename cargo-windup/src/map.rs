@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use windup_core::ledger::Ledger;
-use windup_core::map_view::{self, Crossings};
-use windup_core::mapfile::MapFile;
+use windup_core::engine::ledger::Ledger;
+use windup_core::engine::sitemap::MapFile;
+use windup_core::run::sitemap::{self, Crossings};
 
 use crate::{CliError, SuiteArgs, project_settings, usage};
 
@@ -49,8 +49,8 @@ pub(crate) fn map(args: &MapArgs) -> Result<(), CliError> {
             .map_or_else(|| "this project".into(), |n| n.to_string_lossy())
     );
     for (path, text) in [
-        (&dot, map_view::dot(&map, &crossings)),
-        (&html, map_view::html(&map, &crossings, &title)),
+        (&dot, sitemap::dot(&map, &crossings)),
+        (&html, sitemap::html(&map, &crossings, &title)),
     ] {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)

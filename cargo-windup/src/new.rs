@@ -1,7 +1,7 @@
 //! `cargo windup new "instruction"`: a scenario drafted for review (windup-core's `authoring`).
 
 use clap::Args;
-use windup_core::authoring::{self, DraftedBy, NewScenario};
+use windup_core::engine::authoring::{self, DraftedBy, NewScenario};
 
 use crate::{CliError, SuiteArgs, project_settings, usage};
 

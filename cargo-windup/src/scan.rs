@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use windup_core::config::Settings;
-use windup_core::scan::{self, ScanError, ScanOptions};
-use windup_core::sitemap::Route;
+use windup_core::engine::scan::{self, ScanError, ScanOptions};
+use windup_core::model::sitemap::Route;
 
 use crate::{CliError, SuiteArgs, project_settings, usage};
 
@@ -100,8 +100,8 @@ pub(crate) fn routes_now(settings: &Settings, notes: &mut Vec<String>) -> Vec<Ro
                     "{err}; using the last scan's routes from the site map"
                 ));
             }
-            match windup_core::mapfile::MapFile::of(&settings.root).read() {
-                Ok(map) => windup_core::impact::routes_in_map(&map),
+            match windup_core::engine::sitemap::MapFile::of(&settings.root).read() {
+                Ok(map) => windup_core::engine::impact::routes_in_map(&map),
                 Err(e) => {
                     notes.push(e.to_string());
                     Vec::new()

@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Args;
-use windup_core::secret::SecretValue;
-use windup_core::server::{ServeError, ServeOptions, Server};
+use windup_core::front::server::{ServeError, ServeOptions, Server};
+use windup_core::model::secret::SecretValue;
 
 use crate::{CliError, SuiteArgs, project_settings, usage};
 

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use windup_core::config::Settings;
-use windup_core::server::{ServeOptions, Server, TargetPolicy};
+use windup_core::front::server::{ServeOptions, Server, TargetPolicy};
 
 /// The origin the server may audit.
 const TARGET: &str = "http://127.0.0.1:9";

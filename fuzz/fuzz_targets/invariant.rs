@@ -6,14 +6,14 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use windup_core::invariant::Observation;
+use windup_core::model::invariant::Observation;
 use windup_fuzz::{on_worker_stack, text};
 
 fuzz_target!(|data: &[u8]| {
     let Some(input) = text(data) else { return };
     on_worker_stack(|| {
         let Ok(invariants) =
-            windup_core::invariant::parse(input, Path::new("invariants/fuzz.yaml"))
+            windup_core::model::invariant::parse(input, Path::new("invariants/fuzz.yaml"))
         else {
             return;
         };

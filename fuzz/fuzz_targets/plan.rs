@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use windup_core::plan::{Plan, Rules, parse_model_output};
+use windup_core::model::plan::{Plan, Rules, parse_model_output};
 use windup_fuzz::{on_worker_stack, text};
 
 fuzz_target!(|data: &[u8]| {

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use windup_core::invariant::{
+use windup_core::model::invariant::{
     ActionFacts, FailedRequest, Found, Observation, PageEvents, Predicate, Reading,
 };
 use windup_fuzz::{on_worker_stack, text};

@@ -6,13 +6,13 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use windup_core::steps::{Step, parse_expectation};
+use windup_core::model::steps::{Step, parse_expectation};
 use windup_fuzz::{on_worker_stack, text};
 
 fuzz_target!(|data: &[u8]| {
     let Some(input) = text(data) else { return };
     on_worker_stack(|| {
-        let _ = windup_core::scenario::parse(
+        let _ = windup_core::model::scenario::parse(
             input,
             Path::new("scenarios/fuzz.yaml"),
             Path::new("scenarios"),

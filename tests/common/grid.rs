@@ -11,9 +11,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use windup::engine::BrowserConfig;
-use windup::engine::browser::BrowserKind;
-use windup::engine::browser::install::availability;
+use windup_core::browser::BrowserConfig;
+use windup_core::browser::BrowserKind;
+use windup_core::browser::install::availability;
 
 /// Starts the program after it, then kills the whole process group (itself included) once the
 /// pipe on its standard input closes or the program exits: windup-core's driver watchdog

@@ -6,11 +6,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use windup::engine::config::Settings;
-use windup::engine::executor::{Execution, NoValues, StepFailure};
-use windup::engine::plan::{Plan, Rules};
-use windup::engine::scenario::{self, Scenario};
-use windup::engine::{Browser, BrowserConfig, ExecOptions, Executor, Session};
+use windup_core::config::Settings;
+use windup_core::engine::executor::{Execution, NoValues, StepFailure};
+use windup_core::model::plan::{Plan, Rules};
+use windup_core::model::scenario::{self, Scenario};
+use windup_core::{
+    browser::Browser, browser::BrowserConfig, browser::Session, engine::executor::ExecOptions,
+    engine::executor::Executor,
+};
 use windup_shop::{RunningShop, ShopOptions};
 
 pub mod grid;
@@ -130,7 +133,9 @@ impl Project {
     }
 
     pub fn pending(&self, name: &str) -> PathBuf {
-        windup::engine::lockfile::pending_path(&self.root().join(format!("scenarios/{name}.yaml")))
+        windup_core::engine::lockfile::pending_path(
+            &self.root().join(format!("scenarios/{name}.yaml")),
+        )
     }
 }
 
@@ -143,8 +148,8 @@ pub fn browser_config() -> BrowserConfig {
 
 /// The browsers a test "in each browser" runs in: all of them, or those that
 /// `WINDUP_TEST_BROWSERS` names (`cargo xtask test --quick` sets `chromium`).
-pub fn browsers() -> Vec<windup::engine::browser::BrowserKind> {
-    use windup::engine::browser::BrowserKind;
+pub fn browsers() -> Vec<windup_core::browser::BrowserKind> {
+    use windup_core::browser::BrowserKind;
     match std::env::var("WINDUP_TEST_BROWSERS") {
         Ok(names) => names
             .split(',')

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{self, Message};
-use windup::engine::server::{ServeOptions, Server};
+use windup_core::front::server::{ServeOptions, Server};
 use windup_shop::{BugSet, RunningShop, ShopOptions};
 
 use super::Project;

@@ -10,8 +10,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use windup_core::cache::{CacheEntry, CacheKey, EntryStatus, PlanCache, STALE_KEPT};
-use windup_core::plan::{Action, ActionKind, GeneratedBy, PLAN_VERSION, Plan, Postcondition};
+use windup_core::engine::cache::{CacheEntry, CacheKey, EntryStatus, PlanCache, STALE_KEPT};
+use windup_core::model::plan::{
+    Action, ActionKind, GeneratedBy, PLAN_VERSION, Plan, Postcondition,
+};
 
 const CHILD_ENV: &str = "WINDUP_CACHE_CHILD";
 const DIR_ENV: &str = "WINDUP_CACHE_DIR";
@@ -109,10 +111,10 @@ fn tagged_plan(scenario_id: &str, tag: &str, actions: usize) -> Plan {
         .map(|index| {
             let mut fill = Action::new(format!("a{index}"), ActionKind::Fill);
             fill.value = Some(format!("{tag}/{index}"));
-            fill.target = Some(windup_core::plan::Target {
+            fill.target = Some(windup_core::model::plan::Target {
                 frames: Vec::new(),
                 selector: format!("form#checkout [data-testid=\"field-{index}\"] > input.text"),
-                identity: windup_core::plan::Identity {
+                identity: windup_core::model::plan::Identity {
                     tag: "input".to_owned(),
                     role: Some("textbox".to_owned()),
                     name: Some(format!("Field number {index} of the checkout form")),
@@ -134,7 +136,7 @@ fn tagged_plan(scenario_id: &str, tag: &str, actions: usize) -> Plan {
         task: format!("{tag} sum={:016x}", checksum(&actions)),
         start_url: "/".to_owned(),
         generated_by: GeneratedBy {
-            planner: windup_core::plan::PlannerKind::Hand,
+            planner: windup_core::model::plan::PlannerKind::Hand,
             provider: None,
             model: None,
             at: "2025-06-01T12:00:00Z".to_owned(),

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use windup_core::ledger::{CacheOutcome, Ledger, LlmCall, Outcome, RunRecord, new_run_id};
+use windup_core::engine::ledger::{CacheOutcome, Ledger, LlmCall, Outcome, RunRecord, new_run_id};
 
 const CHILD_ENV: &str = "WINDUP_LEDGER_TEST_CHILD";
 const PROCESSES: usize = 8;

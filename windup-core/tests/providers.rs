@@ -6,10 +6,11 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use windup_core::ledger::PriceTable;
+use windup_core::engine::ledger::PriceTable;
 use windup_core::llm::{
-    self, Called, LlmError, LlmSettings, Message, Prompt, Provider, Request, Role, Secret, Usage,
+    self, Called, LlmError, LlmSettings, Message, Prompt, Provider, Request, Role, Usage,
 };
+use windup_core::model::secret::SecretValue;
 use windup_fake_provider::{FakeProvider, Reply, Wire};
 
 const WIRES: [Wire; 3] = [Wire::OpenAi, Wire::Gemini, Wire::Anthropic];
@@ -23,7 +24,7 @@ fn settings(wire: Wire, fake: &FakeProvider, retries: u32, timeout: Duration) ->
     let mut settings = LlmSettings::new(provider);
     settings.model = Some("test-model".to_owned());
     settings.base_url = Some(format!("{}{root}", fake.url()));
-    settings.api_key = Some(Secret::new("test-key-123"));
+    settings.api_key = Some(SecretValue::new("test-key-123"));
     settings.limits.retries = retries;
     settings.limits.timeout = timeout;
     settings
@@ -35,7 +36,7 @@ async fn ask(settings: &LlmSettings) -> Called {
         system: "Answer with JSON.".to_owned(),
         messages: vec![Message::text(Role::User, "Plan it.".to_owned())],
     };
-    let schema = windup_core::plan::answer_schema();
+    let schema = windup_core::model::plan::answer_schema();
     let request = Request {
         prompt: &prompt,
         schema_name: "windup_plan",
@@ -275,7 +276,9 @@ async fn a_refusal_is_an_error_whose_tokens_reach_the_ledger() {
         let client = llm::client(&settings).unwrap();
         let mut calls = Vec::new();
         let prices = PriceTable::default();
-        windup_core::planner::llm::record(&*client, &prices, "plan", &called, None, &mut calls);
+        windup_core::engine::planner::llm::record(
+            &*client, &prices, "plan", &called, None, &mut calls,
+        );
         let ledger: Vec<(u64, u64, Option<&str>)> = calls
             .iter()
             .map(|c| (c.input_tokens, c.output_tokens, c.failure.as_deref()))

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 
-use windup_core::audit::Strategy;
+use windup_core::engine::audit::Strategy;
 use windup_corpus::efficacy::{Plan, table, trial};
 
 struct Options {

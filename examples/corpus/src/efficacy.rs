@@ -7,10 +7,10 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use windup_core::audit::{Budget, Strategy};
-use windup_core::audit_run::AuditRun;
 use windup_core::config::Settings;
-use windup_core::events::RunEvent;
+use windup_core::engine::audit::{Budget, Strategy};
+use windup_core::run::audit::AuditRun;
+use windup_core::run::events::RunEvent;
 
 use crate::{App, serve};
 
@@ -76,8 +76,8 @@ const BACKGROUND_TAGS: [&str; 9] = [
 /// paragraph) as `click background`, and a click, check or uncheck of a checkbox, radio or
 /// switch (through its label when the input is hidden) as `toggle`. Any arrow key is
 /// `press ArrowDown`.
-pub fn move_kind(action: &windup_core::plan::Action) -> String {
-    use windup_core::plan::ActionKind;
+pub fn move_kind(action: &windup_core::model::plan::Action) -> String {
+    use windup_core::model::plan::ActionKind;
     let identity = action.target.as_ref().map(|t| &t.identity);
     let role = identity.and_then(|i| i.role.as_deref());
     match action.kind {
@@ -369,7 +369,7 @@ fn kinds_line(trials: &[&Trial]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use windup_core::plan::{Action, ActionKind, Identity, Target};
+    use windup_core::model::plan::{Action, ActionKind, Identity, Target};
 
     fn on(kind: ActionKind, tag: &str, role: Option<&str>) -> Action {
         let mut action = Action::new("a1", kind);

@@ -9,8 +9,6 @@ use std::pin::Pin;
 
 use serde_json::{Map, Value};
 
-use super::chromium::Chromium;
-use super::firefox::Firefox;
 use super::{BrowserConfig, BrowserError, Session};
 
 /// Which browser Windup drives: Chromium through chromedriver, or Firefox through geckodriver.
@@ -24,14 +22,6 @@ pub enum BrowserKind {
 impl BrowserKind {
     /// Every kind, in the order they are documented.
     pub const ALL: [BrowserKind; 2] = [BrowserKind::Chromium, BrowserKind::Firefox];
-
-    /// The one place a kind picks its backend.
-    pub(crate) fn backend(self) -> &'static dyn Backend {
-        match self {
-            BrowserKind::Chromium => &Chromium,
-            BrowserKind::Firefox => &Firefox,
-        }
-    }
 
     /// The name a setting takes (`browser = "firefox"`).
     pub fn as_str(self) -> &'static str {

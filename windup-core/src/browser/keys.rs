@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn every_key_a_plan_may_name_can_be_pressed() {
-        for name in crate::plan::key_names() {
+        for name in crate::model::plan::key_names() {
             let key = Key::named(name).unwrap_or_else(|| panic!("{name} has no WebDriver key"));
             assert_eq!(key.name(), *name);
         }

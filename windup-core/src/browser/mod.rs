@@ -32,7 +32,20 @@ pub use resolve::{Naming, Purpose, Resolved, Unresolved};
 pub use snapshot::{ElementBox, ElementInfo, PageSnapshot};
 
 use backend::{Backend, Local};
+use chromium::Chromium;
 use driver::DriverProcess;
+use firefox::Firefox;
+
+impl BrowserKind {
+    /// The one place a kind picks its backend (here, above the backends, so that the backend
+    /// contract and the backends that keep it do not use each other).
+    pub(crate) fn backend(self) -> &'static dyn Backend {
+        match self {
+            BrowserKind::Chromium => &Chromium,
+            BrowserKind::Firefox => &Firefox,
+        }
+    }
+}
 
 /// How to reach a browser. `config::Settings::browser_config` builds it from `windup.toml` and
 /// the `WINDUP_*` environment, checked once; the defaults suit headless Chromium.
@@ -127,7 +140,7 @@ pub enum AfterClick {
     /// control is checked): one script.
     Settle,
     /// Nothing: the caller's next command is a postcondition check of the page itself, whose
-    /// first look waits for a departing submission ([`Session::check`]). One script less.
+    /// first look waits for a departing submission (`Session::check`). One script less.
     CheckPage,
 }
 

@@ -38,7 +38,7 @@ use serde_json::json;
 
 use super::scripts::{self, Script};
 use super::{BrowserError, Session};
-use crate::invariant::{Found, Observation, PageEvents, Probe, Reading};
+use crate::model::invariant::{Found, Observation, PageEvents, Probe, Reading};
 
 const OBSERVER: &str = include_str!("js/observer.js");
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::scripts::{self, Script};
 use super::{BrowserError, Session};
-use crate::plan::Identity;
+use crate::model::plan::Identity;
 
 static GATE: Script = Script::new(|| scripts::with_helpers(include_str!("js/gate.js")));
 static VERIFY: Script = Script::new(|| {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::scripts::{self, Script};
 use super::{BrowserError, Session};
-use crate::plan::Identity;
+use crate::model::plan::Identity;
 
 static RESOLVE: Script = Script::new(|| scripts::with_selectors(include_str!("js/resolve.js")));
 

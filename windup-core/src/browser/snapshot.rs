@@ -90,6 +90,9 @@ pub(crate) fn read_answer<T: serde::de::DeserializeOwned>(
 ) -> Result<T, BrowserError> {
     serde_json::from_value(raw.clone()).map_err(|err| BrowserError::Script {
         during: during.into(),
-        value: format!("{err}: {}", crate::excerpt::cut(&raw.to_string(), 300)),
+        value: format!(
+            "{err}: {}",
+            crate::model::excerpt::cut(&raw.to_string(), 300)
+        ),
     })
 }

@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::ConfigError;
 use super::layer::{BrowserLayer, Layer, LlmLayer, RawAccount};
 use super::origin::{Origin, Sourced, Written};
-use crate::steps::suggest::{closest, parse_unknown_field};
+use crate::model::steps::suggest::{closest, parse_unknown_field};
 
 /// The shape of `windup.toml`, each value with its place in the file.
 #[derive(Debug, Default, Deserialize)]

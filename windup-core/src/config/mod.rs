@@ -30,7 +30,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::browser::{BrowserConfig, BrowserKind};
-use crate::llm::Secret;
+use crate::model::secret::SecretValue;
 
 mod env;
 mod env_file;
@@ -198,7 +198,7 @@ impl UpdateMode {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// A problem inside `windup.toml`.
-    #[error("{}", crate::scenario::located(.path, *.line, *.column, .message, .hint))]
+    #[error("{}", crate::model::located::located(.path, *.line, *.column, .message, .hint))]
     File {
         path: PathBuf,
         line: usize,
@@ -311,10 +311,10 @@ impl Settings {
 }
 
 /// The provider's key, read with the rest of the environment and held as a secret from here on.
-fn api_key(llm: &LlmSettings, env: &dyn Fn(&str) -> Option<String>) -> Option<Secret> {
+fn api_key(llm: &LlmSettings, env: &dyn Fn(&str) -> Option<String>) -> Option<SecretValue> {
     let variable = llm
         .api_key_env
         .as_deref()
         .or(llm.provider.default_key_env())?;
-    env(variable).map(|key| Secret::new(key.trim()))
+    env(variable).map(|key| SecretValue::new(key.trim()))
 }

@@ -570,7 +570,10 @@ fn llm_limits_and_the_key_are_read_once() {
     let env = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| " sk-ant-test ".to_owned());
     let settings = Settings::from_parts(Path::new("proj"), Some(toml), &env).unwrap();
     let llm = settings.llm.unwrap();
-    assert_eq!(llm.api_key, Some(crate::llm::Secret::new("sk-ant-test")));
+    assert_eq!(
+        llm.api_key,
+        Some(crate::model::secret::SecretValue::new("sk-ant-test"))
+    );
     assert_eq!(
         format!("{llm:?}").matches("sk-ant-test").count(),
         0,

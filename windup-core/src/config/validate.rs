@@ -13,7 +13,7 @@ use super::origin::{Origin, Sourced, Written};
 use super::{BrowserSettings, ConfigError, Reports, Settings, UpdateMode};
 use crate::browser::BrowserKind;
 use crate::llm::{LlmLimits, LlmSettings, Provider};
-use crate::steps::suggest::closest;
+use crate::model::steps::suggest::closest;
 
 const MAX_WORKERS: i64 = 64;
 const MAX_TIMEOUT_MS: i64 = 120_000;

@@ -8,9 +8,11 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::config::LlmLimits;
-use crate::ledger::{self, CacheOutcome, Ledger, LlmCall, PriceTable, RecordKind, RunRecord};
+use crate::engine::ledger::{
+    self, CacheOutcome, Ledger, LlmCall, PriceTable, RecordKind, RunRecord,
+};
+use crate::engine::planner::llm::{RunSpend, Spent, record};
 use crate::llm::{LlmClient, Prompt, Request};
-use crate::planner::llm::{RunSpend, Spent, record};
 
 /// What a call is asked with, and where it is accounted.
 pub struct Ask<'a> {

@@ -11,12 +11,12 @@ use url::Url;
 use crate::browser::{
     AfterClick, BrowserError, Clicked, GateMode, Key, Probe, ProbeState, Session,
 };
-use crate::fragments::{FragmentPlans, NoFragments};
-use crate::invariant::{self, ActionFacts, Observation, Predicate};
-use crate::plan::{Action, ActionKind, Plan, Postcondition};
-use crate::secrets::SecretValue;
-use crate::signature::PageVisit;
-use crate::verifier::{self, Baseline, Unmet};
+use crate::engine::fragments::{FragmentPlans, NoFragments};
+use crate::engine::signature::PageVisit;
+use crate::engine::verifier::{self, Baseline, Unmet};
+use crate::model::invariant::{self, ActionFacts, Observation, Predicate};
+use crate::model::plan::{Action, ActionKind, Plan, Postcondition};
+use crate::model::secret::SecretValue;
 
 /// How the executor runs plans.
 #[derive(Debug, Clone)]
@@ -315,7 +315,9 @@ impl<'a> Executor<'a> {
         let seen = self
             .session
             .take_seen_structure()
-            .and_then(|raw| serde_json::from_value::<crate::signature::PageStructure>(raw).ok())
+            .and_then(|raw| {
+                serde_json::from_value::<crate::engine::signature::PageStructure>(raw).ok()
+            })
             .filter(|page| Url::parse(&page.url).is_ok_and(|u| u.path() == path));
         let page = match seen {
             Some(page) => page,
@@ -524,7 +526,7 @@ impl<'a> Executor<'a> {
             if action.checks_holds() {
                 self.baselines().facts.insert(
                     key(scenario, &action.id),
-                    ActionFacts::at(&plan.actions, index),
+                    crate::model::plan::action_facts(&plan.actions, index),
                 );
             }
         }
@@ -687,13 +689,9 @@ impl<'a> Executor<'a> {
         Baseline {
             before: baselines.seen_before.get(&at).cloned(),
             after,
-            action: Some(
-                baselines
-                    .facts
-                    .get(&at)
-                    .cloned()
-                    .unwrap_or_else(|| ActionFacts::at(std::slice::from_ref(action), 0)),
-            ),
+            action: Some(baselines.facts.get(&at).cloned().unwrap_or_else(|| {
+                crate::model::plan::action_facts(std::slice::from_ref(action), 0)
+            })),
             events: baselines.events.get(&at).cloned().unwrap_or_default(),
         }
     }

@@ -12,13 +12,13 @@ use std::sync::Mutex;
 
 use time::OffsetDateTime;
 
-use crate::cache::{CacheEntry, CacheKey, PlanCache};
 use crate::config::{Settings, UpdateMode};
-use crate::ledger;
-use crate::lockfile::{self, Written};
-use crate::plan::Plan;
-use crate::scenario::{self, Scenario};
-use crate::steps::StepKind;
+use crate::engine::cache::{CacheEntry, CacheKey, PlanCache};
+use crate::engine::ledger;
+use crate::engine::lockfile::{self, Written};
+use crate::model::plan::Plan;
+use crate::model::scenario::{self, Scenario};
+use crate::model::steps::StepKind;
 
 /// The directory of fragments, under the scenarios directory.
 pub const DIR: &str = "fragments";
@@ -119,7 +119,7 @@ impl ProjectFragments {
             .unwrap_or_else(|p| p.into_inner())
             .insert(name.to_owned());
         match self.cache.mark_stale(&Self::key(name), evidence) {
-            Ok(()) | Err(crate::cache::CacheError::NoActiveEntry { .. }) => Ok(()),
+            Ok(()) | Err(crate::engine::cache::CacheError::NoActiveEntry { .. }) => Ok(()),
             Err(err) => Err(FragmentError::Store {
                 name: name.to_owned(),
                 message: err.to_string(),

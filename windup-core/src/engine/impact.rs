@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use crate::ledger::RunRecord;
-use crate::plan::Plan;
-use crate::sitemap::{Route, SiteMap};
+use crate::engine::ledger::RunRecord;
+use crate::model::plan::Plan;
+use crate::model::sitemap::{Route, SiteMap};
 
 /// A changed file, relative to the project's root, and the lines changed in it as it is now
 /// (first and last, from 1); no lines: the whole file counts as changed.
@@ -213,7 +213,7 @@ pub fn routes_in_map(map: &SiteMap) -> Vec<Route> {
             let claim = page
                 .claims
                 .iter()
-                .find(|c| c.source == crate::sitemap::Source::Static)?;
+                .find(|c| c.source == crate::model::sitemap::Source::Static)?;
             Some(Route {
                 pattern: page.pattern.clone(),
                 file: claim.file.clone()?,
@@ -233,27 +233,29 @@ pub fn for_project(
     routes: &[Route],
     notes: &mut Vec<String>,
 ) -> Impact {
-    let map = crate::mapfile::MapFile::of(&settings.root)
+    let map = crate::engine::sitemap::MapFile::of(&settings.root)
         .read()
         .unwrap_or_else(|e| {
             notes.push(e.to_string());
             SiteMap::default()
         });
-    let records = crate::ledger::Ledger::new(&settings.root)
+    let records = crate::engine::ledger::Ledger::new(&settings.root)
         .read()
         .map(|read| read.records)
         .unwrap_or_else(|e| {
             notes.push(e.to_string());
             Vec::new()
         });
-    let files = crate::scenario::discover(&settings.scenarios_dir).unwrap_or_default();
-    let scenarios: Vec<crate::scenario::Scenario> = files
+    let files = crate::model::scenario::discover(&settings.scenarios_dir).unwrap_or_default();
+    let scenarios: Vec<crate::model::scenario::Scenario> = files
         .iter()
-        .filter_map(|file| crate::scenario::load(file, &settings.scenarios_dir).ok())
+        .filter_map(|file| crate::model::scenario::load(file, &settings.scenarios_dir).ok())
         .collect();
     let plans: Vec<Plan> = scenarios
         .iter()
-        .filter_map(|s| crate::lockfile::read(&crate::lockfile::lockfile_path(&s.path)).ok()?)
+        .filter_map(|s| {
+            crate::engine::lockfile::read(&crate::engine::lockfile::lockfile_path(&s.path)).ok()?
+        })
         .collect();
     let mut found = impact(changes, routes, &map, &plans, &records);
     found
@@ -264,9 +266,9 @@ pub fn for_project(
     for scenario in &scenarios {
         let own = [
             scenario.path.clone(),
-            crate::lockfile::lockfile_path(&scenario.path),
+            crate::engine::lockfile::lockfile_path(&scenario.path),
         ]
-        .map(|p| crate::scan::relative_to(root, &p));
+        .map(|p| crate::engine::scan::relative_to(root, &p));
         if changes.iter().any(|c| own.contains(&c.file)) {
             found
                 .scenarios
@@ -277,8 +279,11 @@ pub fn for_project(
     }
     found.unmapped.retain(|file| {
         !scenarios.iter().any(|s| {
-            crate::scan::relative_to(root, &s.path) == *file
-                || crate::scan::relative_to(root, &crate::lockfile::lockfile_path(&s.path)) == *file
+            crate::engine::scan::relative_to(root, &s.path) == *file
+                || crate::engine::scan::relative_to(
+                    root,
+                    &crate::engine::lockfile::lockfile_path(&s.path),
+                ) == *file
         })
     });
     found
@@ -290,7 +295,7 @@ pub const OWN_FILE: &str = "its own file";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signature::PageVisit;
+    use crate::engine::signature::PageVisit;
 
     const DIFF: &str = "\
 diff --git a/src/orders.rs b/src/orders.rs

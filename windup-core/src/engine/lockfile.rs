@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::UpdateMode;
-use crate::plan::{Action, Plan, Rules};
+use crate::model::plan::{Action, Plan, Rules};
 
 const LOCK_EXTENSION: &str = "plan.json";
 const PENDING_SUFFIX: &str = ".new";
@@ -324,7 +324,7 @@ fn action_line(action: &Action) -> String {
         let expects: Vec<String> = action
             .expect
             .iter()
-            .map(crate::verifier::describe)
+            .map(crate::engine::verifier::describe)
             .collect();
         line.push_str(&format!(" ⇒ {}", expects.join(", ")));
     }
@@ -364,7 +364,7 @@ fn diff_lines(old: &[String], new: &[String]) -> Vec<DiffLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{ActionKind, GeneratedBy, Identity, Postcondition, Target};
+    use crate::model::plan::{ActionKind, GeneratedBy, Identity, Postcondition, Target};
 
     fn plan(button: &str) -> Plan {
         let mut click = Action::new("s1", ActionKind::Click);
@@ -398,7 +398,7 @@ mod tests {
             task: "Buy a mug.".into(),
             start_url: "/".into(),
             generated_by: GeneratedBy {
-                planner: crate::plan::PlannerKind::Offline,
+                planner: crate::model::plan::PlannerKind::Offline,
                 provider: None,
                 model: None,
                 at: "2026-11-30T00:00:00Z".into(),

@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 use url::Url;
 
 use crate::browser::{BrowserError, QUIET_LOOKS, Session};
-use crate::invariant::{
+use crate::model::invariant::{
     ActionFacts, Observation, PageEvents, Predicate, Probe, VARIABLES, Verdict, location_of,
 };
-use crate::plan::Postcondition;
+use crate::model::plan::Postcondition;
 
 /// A postcondition that did not hold by the deadline, and what was seen instead.
 #[derive(Debug, Clone, PartialEq, Eq)]

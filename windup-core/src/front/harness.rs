@@ -19,10 +19,10 @@ use url::Url;
 
 use crate::browser::BrowserKind;
 use crate::config::Settings;
-use crate::events::{Reporter, RunEvent};
-use crate::runner::Outcome;
-use crate::scenario::Scenario;
-use crate::suite::{Running, Suite, Unloadable, is_ignored, load_scenarios};
+use crate::model::scenario::Scenario;
+use crate::run::events::{Reporter, RunEvent};
+use crate::run::outcome::Outcome;
+use crate::run::suite::{Running, Suite, Unloadable, is_ignored, load_scenarios};
 
 /// What the user's setup hands the harness: the URL of the app under test, and whatever must
 /// live as long as the tests do (a server handle, a child process) — dropped after the last one.

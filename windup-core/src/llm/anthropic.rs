@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::http::{Transport, json_body, not_sent, secret_headers};
 use super::openai::number;
-use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
+use super::{Called, Completion, LlmClient, LlmError, Request, Role, SecretValue, Usage};
 
 pub(super) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
 /// The API version this client speaks (`anthropic-version`).
@@ -16,7 +16,7 @@ pub(super) struct Anthropic {
     pub(super) transport: Transport,
     pub(super) base_url: String,
     pub(super) model: String,
-    pub(super) key: Secret,
+    pub(super) key: SecretValue,
 }
 
 impl LlmClient for Anthropic {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::http::{ErrorDetails, Transport, json_body, not_sent, secret_headers};
 use super::openai::number;
-use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
+use super::{Called, Completion, LlmClient, LlmError, Request, Role, SecretValue, Usage};
 
 pub(super) const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
 
@@ -16,7 +16,7 @@ pub(super) struct Gemini {
     pub(super) transport: Transport,
     pub(super) base_url: String,
     pub(super) model: String,
-    pub(super) key: Secret,
+    pub(super) key: SecretValue,
 }
 
 impl LlmClient for Gemini {

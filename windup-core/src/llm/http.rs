@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use time::macros::format_description;
 
 use super::{Attempt, Called, Completion, LlmError};
-use crate::excerpt::cut;
+use crate::model::excerpt::cut;
 
 /// How a call that fails in transit is retried.
 #[derive(Debug, Clone, PartialEq)]

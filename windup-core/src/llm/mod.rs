@@ -327,8 +327,7 @@ pub fn client(settings: &LlmSettings) -> Result<Box<dyn LlmClient>, LlmError> {
     })
 }
 
-/// An API key: a [`crate::secret::SecretValue`], sent only in the provider's auth header.
-pub use crate::secret::SecretValue as Secret;
+pub(crate) use crate::model::secret::SecretValue;
 
 #[cfg(test)]
 mod tests;

@@ -6,8 +6,8 @@ use reqwest::header::{AUTHORIZATION, HeaderName};
 use serde_json::{Value, json};
 
 use super::http::{Transport, json_body, not_sent, secret_headers};
-use super::{Called, Completion, LlmClient, LlmError, Request, Role, Secret, Usage};
-use crate::excerpt::cut;
+use super::{Called, Completion, LlmClient, LlmError, Request, Role, SecretValue, Usage};
+use crate::model::excerpt::cut;
 
 pub(super) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -15,7 +15,7 @@ pub(super) struct OpenAi {
     pub(super) transport: Transport,
     pub(super) base_url: String,
     pub(super) model: String,
-    pub(super) key: Option<Secret>,
+    pub(super) key: Option<SecretValue>,
     /// A server that speaks the API rather than OpenAI itself: `system` instead of
     /// `developer` instructions and `max_tokens` instead of `max_completion_tokens`, which
     /// such servers know better.

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::Secret;
+use super::SecretValue;
 
 /// A model provider, as `[llm] provider` and `WINDUP_LLM` name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,7 +89,7 @@ pub struct LlmSettings {
     pub api_key_env: Option<String>,
     /// The key, read from that variable (or the provider's default one) when the settings
     /// were loaded; never printed.
-    pub api_key: Option<Secret>,
+    pub api_key: Option<SecretValue>,
     /// `images`: whether prompts may carry screenshots; unset, the provider's default
     /// ([`Provider::takes_images`]).
     pub images: Option<bool>,

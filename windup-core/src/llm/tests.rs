@@ -247,7 +247,7 @@ fn clients_need_a_key_and_a_model_and_never_show_the_key() {
     let keyed = |provider: Provider| {
         let mut settings = LlmSettings::new(provider);
         if provider == Provider::OpenAi {
-            settings.api_key = Some(Secret::new("sk-test-123"));
+            settings.api_key = Some(SecretValue::new("sk-test-123"));
         }
         settings
     };
@@ -271,7 +271,7 @@ fn clients_need_a_key_and_a_model_and_never_show_the_key() {
     assert_eq!(local.provider(), "openai-compatible");
 
     assert_eq!(
-        format!("{:?}", Secret::new("sk-test-123")),
+        format!("{:?}", SecretValue::new("sk-test-123")),
         "SecretValue(<redacted>)"
     );
 }

@@ -11,17 +11,17 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::audit::{
+use crate::browser::{Browser, BrowserError};
+use crate::config::Settings;
+use crate::engine::audit::{
     Audit, AuditConfig, AuditModel, AuditOutcome, AuditWatcher, Budget, Deny, EmittedTest, Finding,
     InvariantStatus, Login, Phase, TestPlace, write_test,
 };
-use crate::browser::{Browser, BrowserError};
-use crate::config::Settings;
-use crate::events::{ActionInfo, Events, Reporter, RunEvent};
-use crate::invariant::{Invariant, InvariantError};
-use crate::plan::Action;
-use crate::planner::prompt::Redactor;
-use crate::secrets::Accounts;
+use crate::engine::planner::prompt::Redactor;
+use crate::engine::secret::Accounts;
+use crate::model::invariant::{Invariant, InvariantError};
+use crate::model::plan::Action;
+use crate::run::events::{ActionInfo, Events, Reporter, RunEvent};
 use crate::store::{
     self, AuditStore, FindingId, Framework, NewFinding, NewRun, NewTest, RunId, RunStatus,
     StoreError,
@@ -165,7 +165,7 @@ impl AuditRun {
     }
 
     /// How the walks choose their moves.
-    pub fn strategy(mut self, strategy: crate::audit::Strategy) -> Self {
+    pub fn strategy(mut self, strategy: crate::engine::audit::Strategy) -> Self {
         self.config.strategy = strategy;
         self
     }
@@ -239,7 +239,7 @@ impl AuditRun {
                 target_url: self.config.target.to_string(),
                 seed: self.config.seed,
                 budget_json: serde_json::to_string(&self.config.budget).unwrap_or_default(),
-                started_at: crate::ledger::started_at(OffsetDateTime::now_utc()),
+                started_at: crate::engine::ledger::started_at(OffsetDateTime::now_utc()),
             })?,
         };
         // Each run's pictures apart, so that one run's never overwrite another's.
@@ -264,7 +264,7 @@ impl AuditRun {
             stop: self.stop.as_ref(),
             model: model.as_ref(),
         };
-        let started_at = crate::ledger::started_at(OffsetDateTime::now_utc());
+        let started_at = crate::engine::ledger::started_at(OffsetDateTime::now_utc());
         let outcome = audit.run().await;
         let _ = session.close().await;
         drop(browser);
@@ -304,7 +304,7 @@ impl AuditRun {
                 .and_then(|name| self.settings.accounts.get(name))
                 .cloned()
                 .unwrap_or_default(),
-            start: crate::invariant::location_of(self.config.target.as_str()),
+            start: crate::model::invariant::location_of(self.config.target.as_str()),
             base_url: self.config.target.origin().ascii_serialization(),
             note: format!("run {run_id}, seed {}", self.config.seed),
             tests: Mutex::new(Vec::new()),
@@ -326,7 +326,7 @@ impl AuditRun {
             ));
         };
         let client = crate::llm::client(llm).map_err(|err| AuditError::Model(err.to_string()))?;
-        let prices = crate::ledger::PriceTable::for_project(&self.settings.root)
+        let prices = crate::engine::ledger::PriceTable::for_project(&self.settings.root)
             .map_err(|err| AuditError::Model(err.to_string()))?;
         let keys = self
             .config
@@ -334,7 +334,7 @@ impl AuditRun {
             .as_ref()
             .map(|login| login.keys.clone())
             .unwrap_or_default();
-        let redactor = Redactor::new(crate::secrets::all(&self.settings));
+        let redactor = Redactor::new(crate::engine::secret::all(&self.settings));
         Ok(Some(
             AuditModel::new(client, prices, llm.limits.clone(), redactor, keys)
                 .show_images(llm.takes_images())
@@ -345,8 +345,8 @@ impl AuditRun {
     /// Reads the invariants directory and the account, before anything starts.
     fn prepare(&mut self) -> Result<(), AuditError> {
         if let Some(dir) = &self.invariants_dir {
-            let (invariants, inputs) =
-                crate::invariant::load_dir_with_inputs(dir).map_err(AuditError::Invariants)?;
+            let (invariants, inputs) = crate::model::invariant::load_dir_with_inputs(dir)
+                .map_err(AuditError::Invariants)?;
             self.config.invariants.extend(invariants);
             self.config.inputs.extend(inputs);
         }
@@ -416,8 +416,8 @@ impl Teller {
         started_at: String,
     ) {
         let calls = model.calls();
-        let prices = crate::ledger::PriceTable::for_project(&settings.root)
-            .unwrap_or_else(|_| crate::ledger::PriceTable::builtin());
+        let prices = crate::engine::ledger::PriceTable::for_project(&settings.root)
+            .unwrap_or_else(|_| crate::engine::ledger::PriceTable::builtin());
         let today = OffsetDateTime::now_utc().date();
         let subject = format!("audit {}", self.run_id);
         for call in &calls {
@@ -427,27 +427,27 @@ impl Teller {
                 cost_usd: prices.cost(call, today),
             });
         }
-        let record = crate::ledger::RunRecord {
-            run_id: crate::ledger::new_run_id(),
+        let record = crate::engine::ledger::RunRecord {
+            run_id: crate::engine::ledger::new_run_id(),
             scenario_id: subject,
             started_at,
-            duration_ms: crate::ledger::millis(outcome.runtime),
-            outcome: crate::ledger::Outcome::Passed,
+            duration_ms: crate::engine::ledger::millis(outcome.runtime),
+            outcome: crate::engine::ledger::Outcome::Passed,
             failure_class: None,
-            cache: crate::ledger::CacheOutcome::Miss,
+            cache: crate::engine::ledger::CacheOutcome::Miss,
             replan: None,
             llm_calls: calls,
             pages: Vec::new(),
-            kind: crate::ledger::RecordKind::Audit,
+            kind: crate::engine::ledger::RecordKind::Audit,
         };
-        if let Err(err) = crate::ledger::Ledger::new(&settings.root).append(&record) {
+        if let Err(err) = crate::engine::ledger::Ledger::new(&settings.root).append(&record) {
             self.failed(format!("the ledger was not written: {err}"));
         }
     }
 
     /// Adds what exploration saw to the project's site map, every name redacted.
     fn map(&self, settings: &Settings, outcome: &AuditOutcome) {
-        let redactor = Redactor::new(crate::secrets::all(settings));
+        let redactor = Redactor::new(crate::engine::secret::all(settings));
         let (mut visits, mut moves) = outcome.seen.clone();
         for visit in &mut visits {
             visit.title = visit.title.as_deref().map(|t| redactor.redact(t));
@@ -458,8 +458,8 @@ impl Teller {
         for step in &mut moves {
             step.action = redactor.redact(&step.action);
         }
-        let at = crate::ledger::started_at(OffsetDateTime::now_utc());
-        let updated = crate::mapfile::MapFile::of(&settings.root)
+        let at = crate::engine::ledger::started_at(OffsetDateTime::now_utc());
+        let updated = crate::engine::sitemap::MapFile::of(&settings.root)
             .update(|map| map.observe(&visits, &moves, &at));
         if let Err(err) = updated {
             self.failed(format!("the site map was not updated: {err}"));
@@ -478,7 +478,7 @@ impl Teller {
                 serde_json::json!({ "invariant": invariant, "status": status })
             })
             .collect();
-        let runtime_ms = crate::ledger::millis(outcome.runtime);
+        let runtime_ms = crate::engine::ledger::millis(outcome.runtime);
         self.tell(RunEvent::AuditDone {
             run_id: self.run_id.to_string(),
             status: status.as_str().to_owned(),
@@ -518,9 +518,9 @@ impl Teller {
         self.tell(RunEvent::AuditFailed {
             run_id: self.run_id.to_string(),
             message: format!("the audit could not use the app: {reason}"),
-            at: crate::ledger::started_at(OffsetDateTime::now_utc()),
+            at: crate::engine::ledger::started_at(OffsetDateTime::now_utc()),
         });
-        let runtime_ms = crate::ledger::millis(outcome.runtime);
+        let runtime_ms = crate::engine::ledger::millis(outcome.runtime);
         self.store()
             .finish_run(&self.run_id, RunStatus::Failed, runtime_ms)?;
         self.tell_failures();
@@ -665,7 +665,7 @@ impl AuditWatcher for Teller {
         self.tell(RunEvent::AuditAction {
             run_id: self.run_id.to_string(),
             label: label.to_owned(),
-            step: crate::audit::describe_action(action),
+            step: crate::engine::audit::describe_action(action),
             action: ActionInfo::new(action, 0, 0),
             screenshot: screenshot.map(Path::to_owned),
         });

@@ -1,6 +1,6 @@
 //! The run's typed event stream (docs/architecture.md#events).
 //!
-//! A [`crate::suite::Suite`] produces [`RunEvent`]s and [`Reporter`]s consume them: the
+//! A [`crate::run::suite::Suite`] produces [`RunEvent`]s and [`Reporter`]s consume them: the
 //! terminal, the libtest trials, the reports, the ledger, the leak scan, an embedder's own. Every
 //! event is owned, cloneable and serializes to one JSON object tagged by `event`, so a stream can
 //! be stored and replayed to a subscriber that arrives late.
@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Serialize, Serializer};
 
-use crate::audit::{Budget, Finding, InvariantStatus, Phase as AuditPhase};
-use crate::ledger::LlmCall;
-use crate::plan::{Action, ActionKind};
-use crate::runner::ScenarioResult;
-use crate::scenario::{Scenario, ScenarioError};
-use crate::secrets::Leak;
-use crate::signature::PageVisit;
+use crate::engine::audit::{Budget, Finding, InvariantStatus, Phase as AuditPhase};
+use crate::engine::ledger::LlmCall;
+use crate::engine::secret::Leak;
+use crate::engine::signature::PageVisit;
+use crate::model::plan::{Action, ActionKind};
+use crate::model::scenario::{Scenario, ScenarioError};
+use crate::run::outcome::ScenarioResult;
 
 /// Something that happened in a run, in the order it happened. Within one scenario the order is
 /// strict; scenarios on different workers interleave. `SuiteStarted` comes first and
@@ -135,7 +135,7 @@ pub enum RunEvent {
     /// An invariant the audit holds the app to, and its standing.
     Invariant {
         run_id: String,
-        invariant: crate::invariant::Invariant,
+        invariant: crate::model::invariant::Invariant,
         #[serde(flatten)]
         status: InvariantStatus,
     },
@@ -197,7 +197,7 @@ pub enum PlanChoice {
     Lockfile,
     /// None works or exists: the scenario is planned, from scratch or after a failed replay.
     Planning {
-        planner: crate::plan::PlannerKind,
+        planner: crate::model::plan::PlannerKind,
         replan: bool,
     },
 }

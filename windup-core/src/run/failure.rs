@@ -3,15 +3,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::browser::BrowserError;
-use crate::cache::CacheError;
-use crate::executor::{FailureCause, StepFailure};
-use crate::fragments::FragmentError;
-use crate::ledger::LedgerError;
+use crate::engine::cache::CacheError;
+use crate::engine::executor::{FailureCause, StepFailure};
+use crate::engine::fragments::FragmentError;
+use crate::engine::ledger::LedgerError;
+use crate::engine::lockfile::LockfileError;
+use crate::engine::planner::llm::OverBudget;
 use crate::llm::LlmError;
-use crate::lockfile::LockfileError;
-use crate::plan::Plan;
-use crate::planner::llm::OverBudget;
-use crate::scenario::Scenario;
+use crate::model::plan::Plan;
+use crate::model::scenario::Scenario;
 
 /// Why a scenario failed, in classes the CLI maps to exit codes and the ledger records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

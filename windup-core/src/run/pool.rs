@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::browser::{Browser, BrowserError, Session};
-use crate::planner::llm::RunSpend;
+use crate::engine::planner::llm::RunSpend;
 
 /// What a suite's workers share: browser sessions, at most `size` at once, each reused (and
 /// reset) from one scenario to the next; and what the run's model calls have spent.

@@ -1,142 +1,35 @@
 //! One scenario's run on a session of the pool: replay its plan, or plan it, and say what
 //! happened as events (docs/architecture.md#the-run-of-one-scenario).
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde::{Serialize, Serializer};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::cache::{CacheEntry, CacheError, CacheKey, PlanCache};
 use crate::config::{Settings, UpdateMode};
-use crate::events::{ActionInfo, Events, PlanChoice, RunEvent};
-use crate::executor::{
-    ActionEnd, ActionRecord, ExecOptions, Execution, Executor, FailureCause, StepFailure, Watcher,
+use crate::engine::cache::{CacheEntry, CacheError, CacheKey, PlanCache};
+use crate::engine::executor::{
+    ActionEnd, ExecOptions, Execution, Executor, FailureCause, StepFailure, Watcher,
 };
-use crate::failure::{
-    Evidence, Failure, NeedsPlanning, PlanningReason, StepAt, plan_follows_steps, relative,
-};
-use crate::fragments::ProjectFragments;
-use crate::ledger::{self, CacheOutcome, LlmCall, Replan};
+use crate::engine::fragments::ProjectFragments;
+use crate::engine::ledger::{self, CacheOutcome, Replan};
+use crate::engine::lockfile::{self, Written};
+use crate::engine::planner::llm::{ModelPlanFailure, ModelPlanner};
+use crate::engine::planner::prompt::Redactor;
+use crate::engine::planner::{OfflinePlanner, PlannedRun};
+use crate::engine::secret::Accounts;
+use crate::engine::signature::PageVisit;
 use crate::llm::{LlmClient, LlmSettings};
-use crate::lockfile::{self, Written};
-use crate::plan::{Action, Plan, PlannerKind};
-use crate::planner::llm::{ModelPlanFailure, ModelPlanner};
-use crate::planner::prompt::Redactor;
-use crate::planner::{OfflinePlanner, PlannedRun};
-use crate::pool::SessionPool;
-use crate::scenario::Scenario;
-use crate::secrets::Accounts;
-use crate::signature::PageVisit;
-
-pub use crate::failure::{FailureClass, explain};
-
-/// The outcome of one scenario.
-#[derive(Debug)]
-pub struct ScenarioResult {
-    pub id: String,
-    /// RFC 3339, UTC.
-    pub started_at: String,
-    pub duration: Duration,
-    pub outcome: Outcome,
-    /// What the run did, for reports: the plan, its actions, model calls, pages.
-    pub details: RunDetails,
-}
-
-/// Passed with the number of actions run and what the plan cache did, or failed, typed.
-#[derive(Debug)]
-pub enum Outcome {
-    Passed {
-        actions: usize,
-        cache: CacheOutcome,
-        /// Where a new or changed plan now waits for review, if one does.
-        pending: Option<PathBuf>,
-    },
-    Failed(Failure),
-}
-
-impl ScenarioResult {
-    pub fn passed(&self) -> bool {
-        matches!(self.outcome, Outcome::Passed { .. })
-    }
-
-    /// What the plan cache did: a failed run is a re-plan when it planned again after a
-    /// replay failed, a miss otherwise.
-    pub fn cache(&self) -> CacheOutcome {
-        match &self.outcome {
-            Outcome::Passed { cache, .. } => *cache,
-            Outcome::Failed(_) if self.details.replan.is_some() => CacheOutcome::Replanned,
-            Outcome::Failed(_) => CacheOutcome::Miss,
-        }
-    }
-
-    /// Why it failed, when it failed.
-    pub fn failure(&self) -> Option<&Failure> {
-        match &self.outcome {
-            Outcome::Failed(failure) => Some(failure),
-            Outcome::Passed { .. } => None,
-        }
-    }
-}
-
-/// A result serializes as the facts a store or a dashboard shows; the failure as its class and
-/// its text.
-impl Serialize for ScenarioResult {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Facts<'a> {
-            id: &'a str,
-            started_at: &'a str,
-            duration_ms: u64,
-            passed: bool,
-            cache: CacheOutcome,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            failure_class: Option<FailureClass>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            message: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            pending: Option<&'a PathBuf>,
-            actions: usize,
-            pages: &'a [PageVisit],
-        }
-        let pending = match &self.outcome {
-            Outcome::Passed { pending, .. } => pending.as_ref(),
-            Outcome::Failed(_) => None,
-        };
-        Facts {
-            id: &self.id,
-            started_at: &self.started_at,
-            duration_ms: millis(self.duration),
-            passed: self.passed(),
-            cache: self.cache(),
-            failure_class: self.failure().map(Failure::class),
-            message: self.failure().map(ToString::to_string),
-            pending,
-            actions: self.details.actions.len(),
-            pages: &self.details.pages,
-        }
-        .serialize(s)
-    }
-}
-
-/// What a run did besides its outcome: for its ledger record and for reports.
-#[derive(Debug, Default, Clone)]
-pub struct RunDetails {
-    /// Every page reached, in order.
-    pub pages: Vec<PageVisit>,
-    /// Every model call, attempt by attempt.
-    pub llm_calls: Vec<LlmCall>,
-    /// The plan that ran last, and its actions as far as they ran.
-    pub plan: Option<Plan>,
-    pub actions: Vec<ActionRecord>,
-    /// When a step failed: the step, as written or as the plan has it, and the screenshot.
-    pub failed_step: Option<String>,
-    pub screenshot: Option<PathBuf>,
-    /// How the run planned again after a replay failed, when it did.
-    pub replan: Option<Replan>,
-}
+use crate::model::plan::{Action, Plan, PlannerKind};
+use crate::model::scenario::Scenario;
+use crate::run::events::{ActionInfo, Events, PlanChoice, RunEvent};
+use crate::run::failure::{
+    Evidence, Failure, FailureClass, NeedsPlanning, PlanningReason, StepAt, plan_follows_steps,
+    relative,
+};
+use crate::run::outcome::{Outcome, RunDetails, ScenarioResult};
+use crate::run::pool::SessionPool;
 
 impl RunDetails {
     /// Keeps what a run that planned did.
@@ -210,14 +103,14 @@ impl Plans<'_> {
 }
 
 /// Runs one scenario on a session from the pool, and writes its ledger record; see
-/// [`crate::suite::Suite`] for a whole suite with reporters.
+/// [`crate::run::suite::Suite`] for a whole suite with reporters.
 pub async fn run_scenario(
     pool: &SessionPool,
     settings: &Settings,
     base_url: &Url,
     scenario: &Scenario,
 ) -> Arc<ScenarioResult> {
-    let events = Events::new(vec![Box::new(crate::reporters::LedgerReporter::new(
+    let events = Events::new(vec![Box::new(crate::run::report::LedgerReporter::new(
         settings,
     ))]);
     let context = Context {
@@ -558,7 +451,7 @@ impl Run<'_> {
         };
         // An audit finding's regression test is pinned: its failure is the verdict (the bug is
         // there), not a plan to mend, and the plan stays as it is.
-        if plan.generated_by.planner == crate::plan::PlannerKind::Audit {
+        if plan.generated_by.planner == crate::model::plan::PlannerKind::Audit {
             return Err(Failure::Step { at, failure });
         }
         let start_changed = match (&source, &key.start_sig) {
@@ -713,7 +606,7 @@ impl Run<'_> {
             }));
         };
         let setup =
-            |err: crate::failure::SetupError| Unplanned::Failed(Failure::setup(scenario, err));
+            |err: crate::run::failure::SetupError| Unplanned::Failed(Failure::setup(scenario, err));
         let client = crate::llm::client(llm).map_err(|err| setup(err.into()))?;
         let prices =
             ledger::PriceTable::for_project(&settings.root).map_err(|err| setup(err.into()))?;
@@ -833,11 +726,13 @@ struct Broken {
 /// What the site map knows around the scenario's start page, for its task; a map that cannot
 /// be read is left out, since the planner can do without it.
 fn site_map_slice(settings: &Settings, scenario: &Scenario) -> Option<String> {
-    let map = crate::mapfile::MapFile::of(&settings.root).read().ok()?;
+    let map = crate::engine::sitemap::MapFile::of(&settings.root)
+        .read()
+        .ok()?;
     let start = Url::parse(&scenario.start_url)
         .map(|url| url.path().to_owned())
         .unwrap_or_else(|_| scenario.start_url.clone());
-    map.slice(&scenario.task, &start, crate::sitemap::SLICE_CHARS)
+    map.slice(&scenario.task, &start, crate::model::sitemap::SLICE_CHARS)
 }
 
 fn with_fragment_pending(outcome: Outcome, fragments: &ProjectFragments) -> Outcome {
@@ -886,7 +781,7 @@ fn vanished_is_fine(result: Result<(), CacheError>) -> Result<(), CacheError> {
     }
 }
 
-pub(crate) use crate::ledger::millis;
+pub(crate) use crate::engine::ledger::millis;
 
 /// A scenario naming an account the configuration lacks fails before any browser work.
 fn account_problem(settings: &Settings, scenario: &Scenario) -> Option<Failure> {

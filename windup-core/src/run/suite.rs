@@ -4,8 +4,8 @@
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use windup_core::config::Settings;
-//! use windup_core::events::RunEvent;
-//! use windup_core::suite::{Selection, Suite};
+//! use windup_core::run::events::RunEvent;
+//! use windup_core::run::suite::{Selection, Suite};
 //!
 //! let settings = Settings::load(std::path::Path::new("."))?;
 //! let base_url = url::Url::parse("http://127.0.0.1:8080")?;
@@ -28,15 +28,17 @@ use url::Url;
 
 use crate::browser::{Browser, BrowserError};
 use crate::config::Settings;
-use crate::events::{Events, Reporter, RunEvent, Totals};
-use crate::failure::{FailureClass, relative};
-use crate::ledger::{self, PriceTable};
-use crate::pool::SessionPool;
-use crate::reporters::site_map::SiteMapRecorder;
-use crate::reporters::{LeakScan, LedgerReporter, ReportWriter, Shared};
-use crate::runner::{self, Context, ScenarioResult, millis};
-use crate::scenario::{Scenario, ScenarioError};
-use crate::secrets::Leak;
+use crate::engine::ledger::millis;
+use crate::engine::ledger::{self, PriceTable};
+use crate::engine::secret::Leak;
+use crate::model::scenario::{Scenario, ScenarioError};
+use crate::run::events::{Events, Reporter, RunEvent, Totals};
+use crate::run::failure::{FailureClass, relative};
+use crate::run::outcome::ScenarioResult;
+use crate::run::pool::SessionPool;
+use crate::run::report::{LeakScan, LedgerReporter, ReportWriter, Shared};
+use crate::run::runner::{self, Context};
+use crate::run::sitemap::recorder::SiteMapRecorder;
 
 /// Why a suite could not run at all.
 #[derive(Debug, thiserror::Error)]
@@ -66,10 +68,11 @@ pub fn load_scenarios(
     settings: &Settings,
 ) -> Result<Vec<Result<Scenario, Unloadable>>, SuiteError> {
     let root = &settings.scenarios_dir;
-    let files = crate::scenario::discover(root).map_err(|source| SuiteError::ScenariosDir {
-        dir: root.clone(),
-        source,
-    })?;
+    let files =
+        crate::model::scenario::discover(root).map_err(|source| SuiteError::ScenariosDir {
+            dir: root.clone(),
+            source,
+        })?;
     Ok(files
         .into_iter()
         .filter(|file| {
@@ -77,7 +80,7 @@ pub fn load_scenarios(
             !settings.exclude.iter().any(|dir| under.starts_with(dir))
         })
         .map(|file| {
-            crate::scenario::load(&relative(&file), &relative(root))
+            crate::model::scenario::load(&relative(&file), &relative(root))
                 .map_err(|error| Unloadable { file, error })
         })
         .collect())
@@ -387,28 +390,28 @@ impl Running {
             .iter()
             .map(|(scenario, result)| (scenario.as_ref(), result.as_ref()))
             .collect();
-        let event = match crate::summary::summarize(&self.settings, self.pool.spend(), &runs).await
-        {
-            Ok(said) => {
-                for (scenario, call, cost_usd) in said.calls {
-                    self.events.emit(RunEvent::ModelCall {
-                        scenario,
-                        call,
-                        cost_usd,
-                    });
+        let event =
+            match crate::run::summary::summarize(&self.settings, self.pool.spend(), &runs).await {
+                Ok(said) => {
+                    for (scenario, call, cost_usd) in said.calls {
+                        self.events.emit(RunEvent::ModelCall {
+                            scenario,
+                            call,
+                            cost_usd,
+                        });
+                    }
+                    RunEvent::Summary {
+                        summary: said.summary,
+                        suggestions: said.suggestions,
+                        problems: said.problems,
+                    }
                 }
-                RunEvent::Summary {
-                    summary: said.summary,
-                    suggestions: said.suggestions,
-                    problems: said.problems,
-                }
-            }
-            Err(problem) => RunEvent::Summary {
-                summary: None,
-                suggestions: Vec::new(),
-                problems: vec![format!("no summary: {problem}")],
-            },
-        };
+                Err(problem) => RunEvent::Summary {
+                    summary: None,
+                    suggestions: Vec::new(),
+                    problems: vec![format!("no summary: {problem}")],
+                },
+            };
         self.events.emit(event);
     }
 }

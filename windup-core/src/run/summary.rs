@@ -8,15 +8,16 @@
 
 use serde_json::{Value, json};
 
-use crate::ask::Question;
 use crate::config::Settings;
-use crate::ledger::{LlmCall, PriceTable, RecordKind};
+use crate::engine::ask::Question;
+use crate::engine::ledger::{LlmCall, PriceTable, RecordKind};
+use crate::engine::planner::llm::RunSpend;
+use crate::engine::planner::prompt::{Redactor, fence};
+use crate::engine::secret;
 use crate::llm::{self, Message, Prompt, Role};
-use crate::planner::llm::RunSpend;
-use crate::planner::prompt::{Redactor, fence};
-use crate::runner::{FailureClass, Outcome, ScenarioResult};
-use crate::scenario::Scenario;
-use crate::secrets;
+use crate::model::scenario::Scenario;
+use crate::run::failure::FailureClass;
+use crate::run::outcome::{Outcome, ScenarioResult};
 
 /// What the model wrote, and what kept it from writing the rest.
 #[derive(Debug, Default)]
@@ -52,7 +53,7 @@ pub async fn summarize(
     let client = llm::client(llm).map_err(|err| err.to_string())?;
     let prices = PriceTable::for_project(&settings.root).map_err(|err| err.to_string())?;
     let ask = Ask {
-        ask: crate::ask::Ask {
+        ask: crate::engine::ask::Ask {
             client: client.as_ref(),
             prices: &prices,
             limits: &llm.limits,
@@ -60,7 +61,7 @@ pub async fn summarize(
             spend,
             kind: RecordKind::Summary,
         },
-        redactor: Redactor::new(secrets::all(settings)),
+        redactor: Redactor::new(secret::all(settings)),
         made: std::sync::Mutex::new(Vec::new()),
     };
     let mut summaries = Summaries::default();
@@ -118,7 +119,7 @@ pub async fn summarize(
 }
 
 struct Ask<'a> {
-    ask: crate::ask::Ask<'a>,
+    ask: crate::engine::ask::Ask<'a>,
     redactor: Redactor,
     /// The calls made so far.
     made: std::sync::Mutex<Vec<(String, LlmCall, Option<f64>)>>,
@@ -137,7 +138,7 @@ impl Ask<'_> {
             "required": ["text"],
             "properties": { "text": { "type": "string" } }
         });
-        let crate::ask::Asked { answer, calls } = self
+        let crate::engine::ask::Asked { answer, calls } = self
             .ask
             .json(&Question {
                 purpose,

@@ -6,13 +6,14 @@
 use std::collections::BTreeSet;
 
 use crate::browser::Control;
-use crate::executor::Executor;
-use crate::invariant::{Field, Observation, Probe, location_of};
-use crate::plan::Action;
+use crate::engine::executor::Executor;
+use crate::model::invariant::{Field, Observation, Probe, location_of};
+use crate::model::plan::Action;
 
-use super::explore::{Explored, Page, filled, form_key, send};
+use super::explore::{Explored, Page};
 use super::judge::{Blurs, Judged, Suspect};
 use super::moves::{self, numbered};
+use super::moves::{filled, form_key, send};
 use super::oracles;
 use super::rng::Rng;
 use super::trial::{Budgeted, Lab, Run, SETTLE_READY};
@@ -395,7 +396,7 @@ fn duplicate(
     more: &Growth,
 ) -> Suspect {
     let measured_visit = |a: &Action| {
-        a.kind == crate::plan::ActionKind::Goto
+        a.kind == crate::model::plan::ActionKind::Goto
             && a.url
                 .as_deref()
                 .is_some_and(|u| measured.iter().any(|m| m == u))
@@ -597,7 +598,7 @@ async fn random_walk(lab: &Lab<'_>, number: usize, spend: &mut Budgeted<'_>, jud
 struct Walk<'a> {
     rng: Rng,
     executor: Executor<'a>,
-    probes: BTreeSet<crate::invariant::Probe>,
+    probes: BTreeSet<crate::model::invariant::Probe>,
     run: Run,
     actions: Vec<Action>,
     /// A click on the page's background for each click or double-click made where the page
@@ -617,7 +618,7 @@ impl<'a> Walk<'a> {
     /// Opens the start page in a fresh session and looks at it; `None` when it cannot.
     async fn start(
         lab: &'a Lab<'a>,
-        options: &'a crate::executor::ExecOptions,
+        options: &'a crate::engine::executor::ExecOptions,
         number: usize,
         spend: &mut Budgeted<'_>,
     ) -> Option<Self> {
@@ -679,7 +680,7 @@ impl<'a> Walk<'a> {
             action.id = format!("a{}", self.actions.len() + 1);
             // A double-click may be made a click, and that click one on the background.
             if let (
-                crate::plan::ActionKind::Click | crate::plan::ActionKind::DoubleClick,
+                crate::model::plan::ActionKind::Click | crate::model::plan::ActionKind::DoubleClick,
                 Some(background),
             ) = (action.kind, &self.digest.background)
             {
@@ -722,7 +723,7 @@ impl<'a> Walk<'a> {
 
 /// Where the walk stands after `action`: for back and forward, and in the focused field.
 fn moved(history: walk::History, action: &Action) -> walk::History {
-    use crate::plan::ActionKind;
+    use crate::model::plan::ActionKind;
     let key = action.key.as_deref().unwrap_or("");
     if action.kind == ActionKind::Hover {
         // The pointer moved; the focus and what the person typed stay.
@@ -777,7 +778,7 @@ fn in_a_text_field(action: &Action) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::ActionKind;
+    use crate::model::plan::ActionKind;
 
     /// A key pressed in a text field.
     fn press(key: &str) -> Action {
@@ -787,13 +788,13 @@ mod tests {
     fn press_on(key: &str, tag: &str, role: Option<&str>) -> Action {
         let mut action = Action::new("a1", ActionKind::Press);
         action.key = Some(key.to_owned());
-        action.target = Some(crate::plan::Target {
+        action.target = Some(crate::model::plan::Target {
             frames: Vec::new(),
             selector: tag.to_owned(),
-            identity: crate::plan::Identity {
+            identity: crate::model::plan::Identity {
                 tag: tag.to_owned(),
                 role: role.map(str::to_owned),
-                ..crate::plan::Identity::default()
+                ..crate::model::plan::Identity::default()
             },
         });
         action

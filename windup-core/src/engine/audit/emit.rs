@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::invariant::{Invariant, Severity, Source};
-use crate::plan::{
+use crate::model::invariant::{Invariant, Severity, Source};
+use crate::model::plan::{
     Action, ActionKind, GeneratedBy, PLAN_VERSION, Plan, PlannerKind, Postcondition,
 };
 
@@ -119,11 +119,6 @@ pub fn describe(action: &Action) -> String {
     }
 }
 
-/// A CEL string literal for `text`: single quotes, so that it sits inside double-quoted steps.
-pub(super) fn cel_string(text: &str) -> String {
-    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
-}
-
 /// A finding's regression test, written.
 #[derive(Debug, Clone, Serialize)]
 pub struct EmittedTest {
@@ -170,7 +165,7 @@ pub struct TestPlace<'a> {
 pub fn write_test(finding: &Finding, place: &TestPlace<'_>) -> std::io::Result<EmittedTest> {
     std::fs::create_dir_all(place.dir)?;
     let scenario = place.dir.join(format!("{}.yaml", finding.id));
-    let id = crate::scenario::default_id(&scenario, place.root);
+    let id = crate::model::scenario::default_id(&scenario, place.root);
     let task = format!(
         "Regression for an audit finding: {}",
         finding
@@ -190,7 +185,7 @@ pub fn write_test(finding: &Finding, place: &TestPlace<'_>) -> std::io::Result<E
     );
     let plan_json = plan.to_json_pretty();
     std::fs::write(&scenario, &code)?;
-    let lockfile = crate::lockfile::lockfile_path(&scenario);
+    let lockfile = crate::engine::lockfile::lockfile_path(&scenario);
     std::fs::write(&lockfile, &plan_json)?;
     let context = super::playwright::SpecContext {
         base_url: place.base_url,
@@ -256,7 +251,7 @@ fn regression_plan(finding: &Finding, id: &str, task: &str, start_url: &str) -> 
             planner: PlannerKind::Audit,
             provider: None,
             model: None,
-            at: crate::ledger::started_at(time::OffsetDateTime::now_utc()),
+            at: crate::engine::ledger::started_at(time::OffsetDateTime::now_utc()),
         },
         actions,
     }
@@ -338,7 +333,7 @@ mod tests {
             None,
             "#A-1",
         );
-        let parsed = crate::scenario::parse(
+        let parsed = crate::model::scenario::parse(
             &yaml,
             Path::new("scenarios/audit/add-grows-1.yaml"),
             Path::new("scenarios"),

@@ -5,13 +5,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::browser::{Control, FormInfo, PageDigest};
-use crate::invariant::location_of;
-use crate::plan::Action;
+use crate::browser::{Control, PageDigest};
+use crate::model::invariant::location_of;
+use crate::model::plan::Action;
 
-use super::AuditConfig;
 use super::model::{AuditModel, Screenshot};
-use super::moves::{self, numbered};
+use super::moves::{self, filled, form_key, numbered, send};
 use super::trial::{Budgeted, Lab, SETTLE_READY};
 
 /// A page state the audit can reach.
@@ -44,12 +43,17 @@ const SCREENSHOTS: usize = 3;
 impl Explored {
     /// What exploration saw, for the site map: each page with its title and controls, and
     /// each way from one page to another (the last action of the way, in words).
-    pub(super) fn seen(&self) -> (Vec<crate::sitemap::Visit>, Vec<crate::sitemap::Move>) {
+    pub(super) fn seen(
+        &self,
+    ) -> (
+        Vec<crate::model::sitemap::Visit>,
+        Vec<crate::model::sitemap::Move>,
+    ) {
         let path_of = |location: &str| location.split(['?', '#']).next().unwrap_or("/").to_owned();
         let visits = self
             .pages
             .iter()
-            .map(|page| crate::sitemap::Visit {
+            .map(|page| crate::model::sitemap::Visit {
                 path: path_of(&page.location),
                 signature: None,
                 title: Some(page.digest.title.clone()).filter(|t| !t.is_empty()),
@@ -57,7 +61,7 @@ impl Explored {
                     .digest
                     .controls
                     .iter()
-                    .map(|control| crate::sitemap::MapElement {
+                    .map(|control| crate::model::sitemap::MapElement {
                         role: control.role.clone().unwrap_or_else(|| control.tag.clone()),
                         name: control.called().to_owned(),
                         test_id: None,
@@ -77,9 +81,9 @@ impl Explored {
             if let Some(from) = from
                 && path_of(&from.location) != path_of(to)
             {
-                moves.push(crate::sitemap::Move {
+                moves.push(crate::model::sitemap::Move {
                     from: path_of(&from.location),
-                    action: crate::sitemap::action_words(
+                    action: crate::model::sitemap::action_words(
                         last.kind,
                         last.target.as_ref().map(|t| {
                             t.identity
@@ -214,7 +218,7 @@ async fn reach(
     current: Option<Vec<Action>>,
     spend: &mut Budgeted<'_>,
     explored: &mut Explored,
-) -> Option<crate::invariant::Observation> {
+) -> Option<crate::model::invariant::Observation> {
     if let Some(current) = current
         && path.len() > current.len()
         && path[..current.len()] == current[..]
@@ -328,63 +332,4 @@ fn submission(
         actions.extend(send(&fields));
         actions
     })
-}
-
-/// What makes two forms the same kind: how and where they are sent, and their fields' names.
-pub(super) fn form_key(info: &FormInfo, fields: &[&Control]) -> String {
-    format!(
-        "{} {} {}",
-        info.method,
-        info.action.split('?').next().unwrap_or(&info.action),
-        fields
-            .iter()
-            .map(|c| c.field.as_deref().unwrap_or(c.called()))
-            .collect::<Vec<_>>()
-            .join(",")
-    )
-}
-
-/// The fills of a form's fields with the values a person would type; `instead` puts another
-/// value in one field (by selector). `None` when a field on the deny list is in the way.
-pub(super) fn filled(
-    config: &AuditConfig,
-    fields: &[&Control],
-    instead: Option<(&str, &str)>,
-) -> Option<Vec<Action>> {
-    let login = fields
-        .iter()
-        .any(|c| c.input_type.as_deref() == Some("password"));
-    let mut actions = Vec::new();
-    for field in fields.iter().filter(|c| !c.submits && c.enabled) {
-        if config.deny.denies_name(field.called()) {
-            return None;
-        }
-        if field.is_toggle() {
-            if field.checked == Some(false) && field.input_type.as_deref() == Some("checkbox") {
-                actions.push(moves::toggle(field));
-            }
-            continue;
-        }
-        if !(field.is_text_field() || field.tag == "select") {
-            continue;
-        }
-        let value = match instead {
-            Some((selector, value)) if selector == field.selector => {
-                Some(moves::Value::Text(value.to_owned()))
-            }
-            _ => moves::usual(field, config, login),
-        };
-        if let Some(value) = value {
-            actions.push(moves::fill(field, &value));
-        }
-    }
-    Some(actions)
-}
-
-/// How a form is sent: its submit button, else Enter in its last field.
-pub(super) fn send(fields: &[&Control]) -> Vec<Action> {
-    match fields.iter().find(|c| c.submits && c.enabled) {
-        Some(button) => vec![moves::click(button)],
-        None => vec![moves::press_enter()],
-    }
 }

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::invariant::{Invariant, location_of};
-use crate::plan::{Action, ActionKind};
+use crate::model::invariant::{Invariant, location_of};
+use crate::model::plan::{Action, ActionKind};
 
 use super::emit;
 use super::model::{self, AuditModel, JUDGE_SCHEMA, JudgeWord, Purpose};
@@ -61,8 +61,8 @@ pub(super) struct Judged {
 /// What a reproduction has to show: the invariant broken again.
 /// The pages before and after the action that broke a rule.
 type Around = (
-    Option<crate::invariant::Observation>,
-    Option<crate::invariant::Observation>,
+    Option<crate::model::invariant::Observation>,
+    Option<crate::model::invariant::Observation>,
 );
 
 struct Claim<'a> {
@@ -155,7 +155,7 @@ impl Judged {
         };
         let word = match (lab.model, pages) {
             (Some(model), (before, Some(after)))
-                if claim.invariant.source == crate::invariant::Source::Model =>
+                if claim.invariant.source == crate::model::invariant::Source::Model =>
             {
                 let evidence = Evidence {
                     before: before.as_ref(),
@@ -356,8 +356,8 @@ impl Judged {
 
 /// The pages around a reproduced violation: before its last action, and after.
 struct Evidence<'a> {
-    before: Option<&'a crate::invariant::Observation>,
-    after: &'a crate::invariant::Observation,
+    before: Option<&'a crate::model::invariant::Observation>,
+    after: &'a crate::model::invariant::Observation,
 }
 
 /// A reproduced violation: its shrunk actions, what it saw, its fingerprint.
@@ -580,7 +580,7 @@ fn simpler(action: &Action, blurs: &Blurs) -> Option<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Identity, Target};
+    use crate::model::plan::{Identity, Target};
 
     fn on(kind: ActionKind, value: Option<&str>) -> Action {
         let mut action = Action::new("a3", kind);

@@ -29,9 +29,9 @@ use serde::Serialize;
 use url::Url;
 
 use crate::browser::Session;
-use crate::executor::{ExecOptions, ValueSource};
-use crate::invariant::{Invariant, Severity};
-use crate::plan::Action;
+use crate::engine::executor::{ExecOptions, ValueSource};
+use crate::model::invariant::{Invariant, Severity};
+use crate::model::plan::Action;
 
 pub use emit::{EmittedTest, TestPlace, describe as describe_action, write_test};
 pub use model::{AuditModel, ModelStop, Purpose, SentPrompt};
@@ -254,7 +254,7 @@ pub struct Finding {
     /// Unique within the audit, safe for a file name: `cart-total-1`.
     pub id: String,
     pub invariant_id: String,
-    pub source: crate::invariant::Source,
+    pub source: crate::model::invariant::Source,
     pub severity: Severity,
     pub title: String,
     /// The rule, as stated, and the predicate that decides it.
@@ -350,7 +350,10 @@ pub struct AuditOutcome {
     pub overrun: Duration,
     /// What exploration saw, for the site map.
     #[serde(skip)]
-    pub seen: (Vec<crate::sitemap::Visit>, Vec<crate::sitemap::Move>),
+    pub seen: (
+        Vec<crate::model::sitemap::Visit>,
+        Vec<crate::model::sitemap::Move>,
+    ),
 }
 
 /// How much of the app the walks covered: distinct states (a location and what it shows a
@@ -502,7 +505,8 @@ impl Audit<'_> {
                 },
             }),
             Some(start) if start.digest.controls.is_empty() => {
-                let now = if start.location == crate::invariant::location_of(target.as_str()) {
+                let now = if start.location == crate::model::invariant::location_of(target.as_str())
+                {
                     String::new()
                 } else {
                     format!(" (which took it to {})", start.location)
@@ -589,7 +593,7 @@ impl Audit<'_> {
         &'b self,
         options: &'b ExecOptions,
         invariants: &'b [Invariant],
-        reads: &'b std::collections::BTreeSet<crate::invariant::Probe>,
+        reads: &'b std::collections::BTreeSet<crate::model::invariant::Probe>,
         frames: &'b trial::Frames,
     ) -> trial::Lab<'b> {
         trial::Lab {

@@ -1,7 +1,7 @@
 //! Plan actions made from what a page digest offers, and the values the audit types.
 
-use crate::browser::Control;
-use crate::plan::{Action, ActionKind, Identity, Target};
+use crate::browser::{Control, FormInfo};
+use crate::model::plan::{Action, ActionKind, Identity, Target};
 
 use super::{AuditConfig, Login};
 
@@ -14,7 +14,7 @@ pub(super) fn injection(marker: &str) -> String {
 /// A `goto` of a URL on the target: its path, query and fragment.
 pub(super) fn goto(url: &str) -> Action {
     let mut action = Action::new("", ActionKind::Goto);
-    action.url = Some(crate::invariant::location_of(url));
+    action.url = Some(crate::model::invariant::location_of(url));
     action
 }
 
@@ -241,5 +241,64 @@ pub(super) fn hostile(control: &Control, marker: &str) -> Vec<(&'static str, Str
             ("only spaces", "   ".to_owned()),
             ("a long value", "w".repeat(150)),
         ],
+    }
+}
+
+/// What makes two forms the same kind: how and where they are sent, and their fields' names.
+pub(super) fn form_key(info: &FormInfo, fields: &[&Control]) -> String {
+    format!(
+        "{} {} {}",
+        info.method,
+        info.action.split('?').next().unwrap_or(&info.action),
+        fields
+            .iter()
+            .map(|c| c.field.as_deref().unwrap_or(c.called()))
+            .collect::<Vec<_>>()
+            .join(",")
+    )
+}
+
+/// The fills of a form's fields with the values a person would type; `instead` puts another
+/// value in one field (by selector). `None` when a field on the deny list is in the way.
+pub(super) fn filled(
+    config: &AuditConfig,
+    fields: &[&Control],
+    instead: Option<(&str, &str)>,
+) -> Option<Vec<Action>> {
+    let login = fields
+        .iter()
+        .any(|c| c.input_type.as_deref() == Some("password"));
+    let mut actions = Vec::new();
+    for field in fields.iter().filter(|c| !c.submits && c.enabled) {
+        if config.deny.denies_name(field.called()) {
+            return None;
+        }
+        if field.is_toggle() {
+            if field.checked == Some(false) && field.input_type.as_deref() == Some("checkbox") {
+                actions.push(toggle(field));
+            }
+            continue;
+        }
+        if !(field.is_text_field() || field.tag == "select") {
+            continue;
+        }
+        let value = match instead {
+            Some((selector, value)) if selector == field.selector => {
+                Some(Value::Text(value.to_owned()))
+            }
+            _ => usual(field, config, login),
+        };
+        if let Some(value) = value {
+            actions.push(fill(field, &value));
+        }
+    }
+    Some(actions)
+}
+
+/// How a form is sent: its submit button, else Enter in its last field.
+pub(super) fn send(fields: &[&Control]) -> Vec<Action> {
+    match fields.iter().find(|c| c.submits && c.enabled) {
+        Some(button) => vec![click(button)],
+        None => vec![press_enter()],
     }
 }

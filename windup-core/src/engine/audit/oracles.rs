@@ -1,7 +1,7 @@
 //! The generic oracles: invariants true of any correct web app, needing neither a model nor
 //! knowledge of the site, written in the same predicate language as the user's.
 
-use crate::invariant::{Invariant, Predicate, Severity, Source, Surface};
+use crate::model::invariant::{Invariant, Predicate, Severity, Source, Surface};
 
 /// Id of the oracle that a form answered with a negative amount after a negative input.
 pub(super) const NEGATIVE_AMOUNT: &str = "negative-amount-accepted";
@@ -66,7 +66,7 @@ pub fn generic() -> Vec<Invariant> {
 /// The oracle that one submission makes at most as many records as a single one does, for a
 /// list counted by `selector` on the page where it is checked.
 pub(super) fn one_record(selector: &str, per_submission: i64) -> Invariant {
-    let quoted = super::emit::cel_string(selector);
+    let quoted = cel_string(selector);
     Invariant {
         id: DUPLICATE_RECORD.to_owned(),
         statement: format!(
@@ -88,6 +88,11 @@ pub(super) fn one_record(selector: &str, per_submission: i64) -> Invariant {
         source: Source::Generic,
         severity: Severity::High,
     }
+}
+
+/// A CEL string literal for `text`: single quotes, so that it sits inside double-quoted steps.
+pub(super) fn cel_string(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
 #[cfg(test)]

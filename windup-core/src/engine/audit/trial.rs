@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use crate::browser::{BrowserError, PageDigest, Session};
-use crate::executor::{ExecOptions, Executor, FailureCause, ValueSource};
-use crate::invariant::{ActionFacts, Invariant, Observation, Probe, Verdict};
-use crate::plan::Action;
+use crate::engine::executor::{ExecOptions, Executor, FailureCause, ValueSource};
+use crate::model::invariant::{Invariant, Observation, Probe, Verdict};
+use crate::model::plan::Action;
 
 use super::{AuditConfig, AuditWatcher, Budget, StopSignal};
 
@@ -416,7 +416,7 @@ impl Lab<'_> {
     /// person can act on (see [`Lab::ready`]).
     pub(super) async fn open(&self, executor: &Executor<'_>) -> Result<PageDigest, Unopened> {
         self.session.reset().await.map_err(Unopened::browser)?;
-        let start = crate::invariant::location_of(self.config.target.as_str());
+        let start = crate::model::invariant::location_of(self.config.target.as_str());
         executor
             .open(SCENARIO, &start, 0)
             .await
@@ -484,7 +484,7 @@ impl Lab<'_> {
         spend: &mut Budgeted<'_>,
     ) {
         let before = run.pages.last();
-        let facts = ActionFacts::at(actions, index);
+        let facts = crate::model::plan::action_facts(actions, index);
         for (n, invariant) in self.invariants.iter().enumerate() {
             if run.violations.iter().any(|v| v.invariant == n) {
                 continue;

@@ -10,8 +10,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use crate::browser::{Control, PageDigest};
-use crate::invariant::location_of;
-use crate::plan::Action;
+use crate::model::invariant::location_of;
+use crate::model::plan::Action;
 
 use super::moves::{self, Value};
 use super::rng::Rng;
@@ -381,10 +381,10 @@ fn form_moves(config: &AuditConfig, digest: &PageDigest, out: &mut Moves) {
             .copied()
             .filter(|c| !c.is_text_field() || c.empty != Some(false))
             .collect();
-        let Some(mut actions) = super::explore::filled(config, &empty, None) else {
+        let Some(mut actions) = super::moves::filled(config, &empty, None) else {
             continue;
         };
-        actions.extend(super::explore::send(&fields));
+        actions.extend(super::moves::send(&fields));
         let sender = fields
             .iter()
             .find(|c| c.submits)
@@ -556,7 +556,7 @@ impl Visits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::ActionKind;
+    use crate::model::plan::ActionKind;
 
     fn control(tag: &str, name: &str) -> Control {
         Control {

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::invariant::{Invariant, Probe};
-use crate::plan::{Action, ActionKind};
+use crate::model::invariant::{Invariant, Probe};
+use crate::model::plan::{Action, ActionKind};
 
 use super::explore::{Explored, Page};
 use super::judge::{Judged, Suspect};
@@ -51,7 +51,7 @@ pub(super) async fn rules(
     let schema = model::rules_schema();
     let mut kept: Vec<Invariant> = Vec::new();
     for answer in 0..=model.semantic_retries() {
-        let retry = (answer > 0).then_some(crate::ledger::RetryKind::Semantic);
+        let retry = (answer > 0).then_some(crate::engine::ledger::RetryKind::Semantic);
         let text = match model
             .ask_once(
                 Purpose::Rules,
@@ -152,7 +152,7 @@ impl<'a> Planned<'a> {
     pub(super) fn new(invariants: &'a [Invariant], explored: &'a Explored) -> Self {
         let mut targets: Vec<(&Invariant, &Page)> = invariants
             .iter()
-            .filter(|i| i.source != crate::invariant::Source::Generic)
+            .filter(|i| i.source != crate::model::invariant::Source::Generic)
             .filter_map(|i| nearest(explored, i).map(|page| (i, page)))
             .collect();
         targets.sort_by_key(|(_, page)| page.path.len());
@@ -281,7 +281,7 @@ fn allowed(lab: &Lab<'_>, actions: &[Action]) -> Result<(), String> {
             }
             if config
                 .deny
-                .denies_location(&crate::invariant::location_of(to.as_str()))
+                .denies_location(&crate::model::invariant::location_of(to.as_str()))
             {
                 return Err(format!(
                     "action {} goes to {url}, which is denied",

@@ -2,7 +2,7 @@
 //! else sees it: the value is kept apart, the instruction goes on without it, and the scenario
 //! will name it `account.KEY`.
 
-use crate::secret::SecretValue;
+use crate::model::secret::SecretValue;
 
 /// Words that introduce a secret, and the account key each one's value is kept under.
 const KEYWORDS: &[(&str, &str)] = &[

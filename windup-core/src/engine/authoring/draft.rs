@@ -7,9 +7,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::engine::planner::prompt::{Redactor, fence};
 use crate::llm::{Message, Prompt, Role};
-use crate::planner::prompt::{Redactor, fence};
-use crate::sitemap::{MapPage, SLICE_CHARS, SiteMap, terms};
+use crate::model::sitemap::{MapPage, SLICE_CHARS, SiteMap, terms};
 
 /// How many of a page's elements a scaffold names.
 const SCAFFOLD_ELEMENTS: usize = 12;
@@ -149,7 +149,7 @@ pub(super) fn check(
         problems.push("the scenario holds a secret's value: use account.KEY".to_owned());
     }
     let path = root.join("scenarios").join("new.yaml");
-    if let Err(err) = crate::scenario::parse(yaml, &path, root) {
+    if let Err(err) = crate::model::scenario::parse(yaml, &path, root) {
         problems.push(format!("the scenario does not load: {}", err.message));
     }
     problems
@@ -299,7 +299,7 @@ fn sentence(task: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sitemap::{MapElement, Visit};
+    use crate::model::sitemap::{MapElement, Visit};
 
     fn map() -> SiteMap {
         let mut map = SiteMap::default();
@@ -334,7 +334,8 @@ mod tests {
         assert!(yaml.contains("#   - click \"Log out\"\n"), "{yaml}");
         assert!(yaml.contains("account: demo\n"), "{yaml}");
         let root = Path::new("/project");
-        let scenario = crate::scenario::parse(&yaml, &root.join("scenarios/x.yaml"), root).unwrap();
+        let scenario =
+            crate::model::scenario::parse(&yaml, &root.join("scenarios/x.yaml"), root).unwrap();
         assert_eq!(scenario.task, "Check my past orders.");
         assert_eq!(scenario.expect[0].text, "url /orders");
         let empty = scaffold("anything", None, &SiteMap::default());
@@ -342,7 +343,7 @@ mod tests {
             empty.contains("start_url: /\n") && empty.contains("knows no page yet"),
             "{empty}"
         );
-        crate::scenario::parse(&empty, &root.join("scenarios/y.yaml"), root).unwrap();
+        crate::model::scenario::parse(&empty, &root.join("scenarios/y.yaml"), root).unwrap();
     }
 
     #[test]

@@ -13,15 +13,15 @@ mod project;
 
 use std::path::PathBuf;
 
-use crate::ask::{Ask, Question};
 use crate::config::Settings;
-use crate::ledger::{LlmCall, PriceTable, RecordKind};
+use crate::engine::ask::{Ask, Question};
+use crate::engine::ledger::{LlmCall, PriceTable, RecordKind};
+use crate::engine::planner::llm::RunSpend;
+use crate::engine::planner::prompt::Redactor;
+use crate::engine::sitemap::MapFile;
 use crate::llm::{Message, Prompt, Role};
-use crate::mapfile::MapFile;
-use crate::planner::llm::RunSpend;
-use crate::planner::prompt::Redactor;
-use crate::secret::SecretValue;
-use crate::sitemap::SiteMap;
+use crate::model::secret::SecretValue;
+use crate::model::sitemap::SiteMap;
 
 pub use credentials::{Taken, take};
 
@@ -79,7 +79,7 @@ pub enum AuthorError {
     #[error("{}: {detail}", path.display())]
     Io { path: PathBuf, detail: String },
     #[error(transparent)]
-    Map(#[from] crate::mapfile::MapFileError),
+    Map(#[from] crate::engine::sitemap::MapFileError),
 }
 
 /// Drafts the scenario and writes it with its credentials moved out.
@@ -111,7 +111,7 @@ pub async fn author(settings: &Settings, request: &NewScenario) -> Result<Author
     keys.extend(variables.iter().map(|(key, ..)| key.clone()));
     keys.sort();
     keys.dedup();
-    let mut secrets = crate::secrets::all(settings);
+    let mut secrets = crate::engine::secret::all(settings);
     secrets.extend(
         variables
             .iter()

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::config::{ENV_FILE, Settings};
-use crate::secret::SecretValue;
+use crate::model::secret::SecretValue;
 
 use super::AuthorError;
 

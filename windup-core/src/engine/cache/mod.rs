@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sled::Transactional;
 
-use crate::plan::Plan;
+use crate::model::plan::Plan;
 
 mod error;
 mod keys;

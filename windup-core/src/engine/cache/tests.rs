@@ -2,7 +2,7 @@ use std::time::{Duration, Instant};
 
 use super::store::{Backoff, Store, config, is_lock_held};
 use super::*;
-use crate::plan::{Action, ActionKind, GeneratedBy, PLAN_VERSION, Postcondition};
+use crate::model::plan::{Action, ActionKind, GeneratedBy, PLAN_VERSION, Postcondition};
 
 fn plan(scenario_id: &str, task: &str) -> Plan {
     let mut goto = Action::new("a1", ActionKind::Goto);
@@ -16,7 +16,7 @@ fn plan(scenario_id: &str, task: &str) -> Plan {
         task: task.to_owned(),
         start_url: "/".to_owned(),
         generated_by: GeneratedBy {
-            planner: crate::plan::PlannerKind::Offline,
+            planner: crate::model::plan::PlannerKind::Offline,
             provider: None,
             model: None,
             at: "2025-06-01T12:00:00Z".to_owned(),

@@ -94,7 +94,7 @@ pub struct RunRecord {
     pub llm_calls: Vec<LlmCall>,
     /// Every page the run reached, with its structural signature, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pages: Vec<crate::signature::PageVisit>,
+    pub pages: Vec<crate::engine::signature::PageVisit>,
     /// `summary` for the model calls made after a run (a summary, a fix suggestion): a record
     /// that costs, but is not a run.
     #[serde(default, skip_serializing_if = "RecordKind::is_run")]

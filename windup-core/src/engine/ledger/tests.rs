@@ -159,7 +159,7 @@ fn a_record_line_has_the_documented_shape() {
     record.outcome = Outcome::Failed;
     record.failure_class = Some("unmet".to_owned());
     record.replan = Some(Replan::FromStep { index: 2 });
-    record.pages = vec![crate::signature::PageVisit {
+    record.pages = vec![crate::engine::signature::PageVisit {
         path: "/cart".to_owned(),
         sig: "9c1d".repeat(16),
     }];

@@ -17,13 +17,13 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::browser::{BrowserError, PageSnapshot};
-use crate::executor::{ActionRecord, Executor, FailureCause, Position, StepFailure};
-use crate::ledger::{LlmCall, PriceTable, RetryKind};
+use crate::engine::executor::{ActionRecord, Executor, FailureCause, Position, StepFailure};
+use crate::engine::ledger::{LlmCall, PriceTable, RetryKind};
 use crate::llm::{
     Called, LlmClient, LlmError, LlmLimits, Message, Prompt, Provider, Request, Role,
 };
-use crate::plan::{self, ActionKind, Envelope, GeneratedBy, Plan, Rules};
-use crate::scenario::Scenario;
+use crate::model::plan::{self, ActionKind, Envelope, GeneratedBy, Plan, Rules};
+use crate::model::scenario::Scenario;
 
 use super::offline::{OfflinePlanner, PlannedRun};
 use super::prompt::{self, PlanInput, Redactor, SCHEMA_NAME};
@@ -106,7 +106,7 @@ pub fn worst_cost(
     let today = OffsetDateTime::now_utc().date();
     let price = match prices.price_for(provider, model, today) {
         Some(price) => price,
-        None if provider == Provider::OpenAiCompatible.as_str() => crate::ledger::Price {
+        None if provider == Provider::OpenAiCompatible.as_str() => crate::engine::ledger::Price {
             input: 0.0,
             output: 0.0,
         },
@@ -391,7 +391,7 @@ impl ModelPlanner<'_> {
         let Some(dir) = &self.prompts_dir else {
             return;
         };
-        let dir = dir.join(crate::executor::file_safe(&scenario.id));
+        let dir = dir.join(crate::engine::executor::file_safe(&scenario.id));
         let at = OffsetDateTime::now_utc().unix_timestamp_nanos();
         let file = dir.join(format!("{at}-{}.txt", answer + 1));
         let written =
@@ -526,7 +526,7 @@ pub fn record(
             model: client.model().to_owned(),
             input_tokens: attempt.usage.input_tokens,
             output_tokens: attempt.usage.output_tokens,
-            latency_ms: crate::ledger::millis(attempt.latency),
+            latency_ms: crate::engine::ledger::millis(attempt.latency),
             retry: if i == 0 {
                 retry
             } else {

@@ -9,14 +9,16 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::browser::{BrowserError, Naming, ProbeState, Purpose, Resolved, Unresolved};
-use crate::executor::{ActionRecord, Execution, Executor, FailureCause, Position, StepFailure};
-use crate::fragments::FragmentError;
-use crate::plan::{
+use crate::engine::executor::{
+    ActionRecord, Execution, Executor, FailureCause, Position, StepFailure,
+};
+use crate::engine::fragments::FragmentError;
+use crate::engine::verifier;
+use crate::model::plan::{
     self, Action, ActionKind, GeneratedBy, Identity, PLAN_VERSION, Plan, Postcondition, Target,
 };
-use crate::scenario::Scenario;
-use crate::steps::{Expectation, FillValue, RoleVerb, Step, StepKind};
-use crate::verifier;
+use crate::model::scenario::Scenario;
+use crate::model::steps::{Expectation, FillValue, RoleVerb, Step, StepKind};
 
 /// A plan made by running a scenario's explicit steps, with the run that verified it.
 #[derive(Debug, Clone)]
@@ -121,7 +123,7 @@ impl OfflinePlanner {
             task: scenario.task.clone(),
             start_url: scenario.start_url.clone(),
             generated_by: GeneratedBy {
-                planner: crate::plan::PlannerKind::Offline,
+                planner: crate::model::plan::PlannerKind::Offline,
                 provider: None,
                 model: None,
                 at: OffsetDateTime::now_utc()
@@ -199,7 +201,7 @@ impl OfflinePlanner {
         index: usize,
         executor: &Executor<'_>,
     ) -> Result<Action, Box<StepFailure>> {
-        let id = crate::plan::step_action_id(index + 1);
+        let id = crate::model::plan::step_action_id(index + 1);
         let (kind, lookup) = kind_and_lookup(&step.kind);
         let mut action = Action::new(id.clone(), kind);
         action.step = Some(index + 1);
@@ -688,7 +690,8 @@ fn position<'a>(
         scenario: &scenario.id,
         action_id: id,
         // The planner names the action for step n `s{n}`; other ids ("plan", "task") are none.
-        step: (position > 0 && id == crate::plan::step_action_id(position)).then_some(position),
+        step: (position > 0 && id == crate::model::plan::step_action_id(position))
+            .then_some(position),
         position,
         of: scenario.steps.len(),
         kind,

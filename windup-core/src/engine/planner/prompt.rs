@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 
 use crate::browser::{ElementInfo, PageSnapshot};
 use crate::llm::{Message, Prompt, Role};
-use crate::scenario::Scenario;
-use crate::secrets::SecretValue;
+use crate::model::scenario::Scenario;
+use crate::model::secret::SecretValue;
 
 /// The name of the answer schema and of Anthropic's forced tool.
 pub const SCHEMA_NAME: &str = "windup_plan";

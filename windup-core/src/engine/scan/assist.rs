@@ -6,13 +6,13 @@
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::ask::{Ask, Question};
 use crate::config::Settings;
-use crate::ledger::{LlmCall, PriceTable, RecordKind};
+use crate::engine::ask::{Ask, Question};
+use crate::engine::ledger::{LlmCall, PriceTable, RecordKind};
+use crate::engine::planner::llm::RunSpend;
+use crate::engine::planner::prompt::{Redactor, fence};
 use crate::llm::{Message, Prompt, Role};
-use crate::planner::llm::RunSpend;
-use crate::planner::prompt::{Redactor, fence};
-use crate::sitemap::{Route, SiteMap};
+use crate::model::sitemap::{Route, SiteMap};
 
 use super::{Scan, normal};
 
@@ -106,7 +106,7 @@ pub async fn assist(settings: &Settings, scan: &Scan, map: &SiteMap, ask: bool) 
         spend: &spend,
         kind: RecordKind::Scan,
     };
-    let redactor = Redactor::new(crate::secrets::all(settings));
+    let redactor = Redactor::new(crate::engine::secret::all(settings));
     for (file, hash, text) in pending {
         read_file(&asker, &redactor, &file, &hash, &text, &mut assisted).await;
     }

@@ -12,7 +12,7 @@ use tree_sitter::Node;
 
 use super::files::{self, Source, descendants, literal};
 use super::{Framework, Scan, Unresolved, is_asset, normal};
-use crate::sitemap::Route;
+use crate::model::sitemap::Route;
 
 /// The routing functions whose handler answers a GET.
 const GET: &[&str] = &["get", "any", "get_service", "any_service"];

@@ -10,7 +10,7 @@ use tree_sitter::Node;
 
 use super::files::{self, Source, descendants};
 use super::{Framework, Scan, Unresolved, normal};
-use crate::sitemap::Route;
+use crate::model::sitemap::Route;
 
 /// The tags that declare routes.
 const ROUTE_TAGS: &[&str] = &[

@@ -16,7 +16,7 @@ mod leptos;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::sitemap::Route;
+use crate::model::sitemap::Route;
 
 pub use apps::{App, find_apps};
 
@@ -98,7 +98,7 @@ pub enum ScanError {
     )]
     NotAnApp { app: PathBuf, apps: Vec<PathBuf> },
     #[error(transparent)]
-    Map(#[from] crate::mapfile::MapFileError),
+    Map(#[from] crate::engine::sitemap::MapFileError),
 }
 
 /// Scans the app under `root` (or `options.app` of several).
@@ -173,17 +173,17 @@ pub async fn scan_project(
 ) -> Result<Scanned, ScanError> {
     let root = &settings.root;
     let scan = scan(root, options)?;
-    let file = crate::mapfile::MapFile::of(root);
+    let file = crate::engine::sitemap::MapFile::of(root);
     let assisted = assist::assist(settings, &scan, &file.read()?, model).await;
     let sha = git_head(root);
-    let at = crate::ledger::started_at(time::OffsetDateTime::now_utc());
-    let static_live = |map: &crate::sitemap::SiteMap| -> Vec<String> {
+    let at = crate::engine::ledger::started_at(time::OffsetDateTime::now_utc());
+    let static_live = |map: &crate::model::sitemap::SiteMap| -> Vec<String> {
         map.pages
             .iter()
             .filter(|p| {
                 p.claims
                     .iter()
-                    .any(|c| c.source == crate::sitemap::Source::Static && !c.stale)
+                    .any(|c| c.source == crate::model::sitemap::Source::Static && !c.stale)
             })
             .map(|p| p.pattern.clone())
             .collect()

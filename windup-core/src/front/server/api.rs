@@ -1,7 +1,6 @@
 //! The routes: what each request must carry, what it answers, and the errors, all JSON with a
 //! stable `code` (docs/server.md).
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,173 +9,24 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
-use tokio::sync::watch;
 use url::Url;
 
-use super::guard::{Guard, Refusal};
-use super::runs::{Runs, StartError, Stopped};
-use super::{ServeOptions, assets, stream};
-use crate::audit::Budget;
-use crate::audit_run::AuditRun;
-use crate::excerpt::cut;
-use crate::store::{
-    AuditStore, FindingId, Framework, NewRun, RunId, RunReport, RunSummary, StoreError,
-};
+use super::app::{ApiError, App};
+use super::runs::{StartError, Stopped};
+use super::{assets, stream};
+use crate::engine::audit::Budget;
+use crate::model::excerpt::cut;
+use crate::run::audit::AuditRun;
+use crate::store::{FindingId, Framework, NewRun, RunId, RunReport, RunSummary};
 
 /// The stream's subprotocol, which the dashboard offers.
 const PROTOCOL: &str = "windup.v1";
-
-/// What every handler shares.
-pub(super) struct App {
-    pub(super) options: ServeOptions,
-    pub(super) local: SocketAddr,
-    pub(super) store: Arc<AuditStore>,
-    pub(super) runs: Runs,
-    guard: Guard,
-    /// Turns true when the server stops: streams end.
-    pub(super) closing: watch::Sender<bool>,
-}
-
-impl App {
-    pub(super) fn new(options: ServeOptions, local: SocketAddr, store: Arc<AuditStore>) -> Self {
-        let guard = Guard::new(options.token.as_ref(), local);
-        let runs = Runs::new(Arc::clone(&store), options.max_running, options.max_queued);
-        App {
-            options,
-            local,
-            store,
-            runs,
-            guard,
-            closing: watch::channel(false).0,
-        }
-    }
-
-    pub(super) fn close(&self) {
-        self.closing.send_replace(true);
-    }
-
-    fn admit(&self, headers: &HeaderMap) -> Result<(), ApiError> {
-        self.guard.admit(headers).map_err(ApiError::refused)
-    }
-
-    /// `admit`, and for a browser, the server's own origin.
-    fn admit_change(&self, headers: &HeaderMap) -> Result<(), ApiError> {
-        self.admit(headers)?;
-        self.guard.same_origin(headers).map_err(ApiError::refused)
-    }
-
-    /// Runs a store call off the async threads.
-    async fn read<T: Send + 'static>(
-        self: &Arc<Self>,
-        call: impl FnOnce(&AuditStore) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, ApiError> {
-        let store = Arc::clone(&self.store);
-        tokio::task::spawn_blocking(move || call(&store))
-            .await
-            .map_err(|e| ApiError::internal(format!("a store read ended abruptly: {e}")))?
-            .map_err(ApiError::store)
-    }
-}
-
-/// An error answer: `{"error": {"code", "message", "field"?}}`.
-#[derive(Debug)]
-pub(super) struct ApiError {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-    field: Option<String>,
-}
-
-impl ApiError {
-    pub(super) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError {
-            status,
-            code,
-            message: message.into(),
-            field: None,
-        }
-    }
-
-    fn field(mut self, field: impl Into<String>) -> Self {
-        self.field = Some(field.into());
-        self
-    }
-
-    fn invalid(field: &str, message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_field", message).field(field)
-    }
-
-    fn internal(message: String) -> Self {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
-    }
-
-    fn refused(refusal: Refusal) -> Self {
-        match refusal {
-            Refusal::Token => ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                "this server wants its token: send `Authorization: Bearer TOKEN` (or, for a \
-                 stream, the subprotocol `windup.bearer.TOKEN`)",
-            ),
-            Refusal::Host => ApiError::new(
-                StatusCode::FORBIDDEN,
-                "forbidden_host",
-                "a loopback server answers only to localhost and loopback addresses (127.0.0.1, \
-                 [::1]) at its port",
-            ),
-            Refusal::Origin => ApiError::new(
-                StatusCode::FORBIDDEN,
-                "forbidden_origin",
-                "a request from a page of another origin is refused: use the dashboard this \
-                 server serves",
-            ),
-        }
-    }
-
-    fn store(err: StoreError) -> Self {
-        match err {
-            StoreError::UnknownRun { run, .. } => ApiError::not_found(format!("no audit {run}")),
-            StoreError::UnknownFinding { finding, .. } => {
-                ApiError::not_found(format!("no finding {finding}"))
-            }
-            StoreError::BadId { .. } => ApiError::not_found(err.to_string()),
-            other => ApiError::internal(other.to_string()),
-        }
-    }
-
-    pub(super) fn not_found(message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", message)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        // What a message or a field name quotes from the request is cut.
-        let mut error = json!({ "code": self.code, "message": cut(&self.message, 1000) });
-        if let Some(field) = self.field {
-            error["field"] = json!(cut(&field, 200));
-        }
-        let mut response = (self.status, axum::Json(json!({ "error": error }))).into_response();
-        if self.status == StatusCode::UNAUTHORIZED {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        if self.status == StatusCode::REQUEST_TIMEOUT {
-            // The rest of the body is never read: the connection cannot carry another request.
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-        }
-        response
-    }
-}
 
 pub(super) fn router(app: Arc<App>) -> Router {
     Router::new()
@@ -382,10 +232,10 @@ fn prepare(app: &App, asked: StartAudit) -> Result<(NewRun, AuditRun), ApiError>
                 "target_url must be an http(s) URL, like http://127.0.0.1:4000/",
             )
         })?;
-    if crate::audit_run::carries_credentials(&target) {
+    if crate::run::audit::carries_credentials(&target) {
         return Err(ApiError::invalid(
             "target_url",
-            crate::audit_run::CREDENTIALS_IN_TARGET,
+            crate::run::audit::CREDENTIALS_IN_TARGET,
         ));
     }
     if !app.options.targets.allows(&target) {
@@ -435,7 +285,7 @@ fn prepare(app: &App, asked: StartAudit) -> Result<(NewRun, AuditRun), ApiError>
         target_url: target.to_string(),
         seed: asked.seed.unwrap_or(1),
         budget_json: serde_json::to_string(&budget).unwrap_or_else(|_| "{}".to_owned()),
-        started_at: crate::ledger::started_at(OffsetDateTime::now_utc()),
+        started_at: crate::engine::ledger::started_at(OffsetDateTime::now_utc()),
     };
     Ok((new, audit))
 }
@@ -474,10 +324,10 @@ fn budget(asked: Option<BudgetAsked>) -> Result<Budget, ApiError> {
 }
 
 /// Invariants given inline, read as an `invariants/*.yaml` file would be, every error named.
-fn invariants_of(given: Vec<Value>) -> Result<Vec<crate::invariant::Invariant>, ApiError> {
+fn invariants_of(given: Vec<Value>) -> Result<Vec<crate::model::invariant::Invariant>, ApiError> {
     let yaml = serde_yaml::to_string(&json!({ "invariants": given }))
         .map_err(|e| ApiError::invalid("invariants", format!("invariants: {e}")))?;
-    crate::invariant::parse(&yaml, std::path::Path::new("invariants"))
+    crate::model::invariant::parse(&yaml, std::path::Path::new("invariants"))
         .map_err(|err| ApiError::invalid("invariants", err.to_string()))
 }
 
@@ -662,7 +512,7 @@ async fn file(
     if !plain {
         return Err(ApiError::not_found(format!("no file {name}")));
     }
-    let path = crate::audit_run::run_artifacts(&app.options.settings, &run).join(&name);
+    let path = crate::run::audit::run_artifacts(&app.options.settings, &run).join(&name);
     let bytes = tokio::fs::read(&path)
         .await
         .map_err(|_| ApiError::not_found(format!("audit {id} has no file {name}")))?;

@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use super::api::{ApiError, App};
+use super::app::{ApiError, App};
 
 /// `(name, content type, bytes)` of every file under `/assets/`.
 const ASSETS: &[(&str, &str, &str)] = &[

@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, header};
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use crate::secret::SecretValue;
+use crate::model::secret::SecretValue;
 
 /// The origins an audit may be asked for (`http://127.0.0.1:4000`); every other target is
 /// refused, so the server cannot be made to reach an address it was not meant to.

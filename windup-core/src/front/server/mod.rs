@@ -17,6 +17,7 @@
 //! the configured targets may be audited (docs/server.md).
 
 mod api;
+mod app;
 mod assets;
 mod guard;
 mod listen;
@@ -31,7 +32,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 use crate::config::Settings;
-use crate::secret::SecretValue;
+use crate::model::secret::SecretValue;
 use crate::store::{AuditStore, StoreError};
 
 pub use guard::TargetPolicy;
@@ -80,7 +81,7 @@ impl ServeOptions {
                 .iter()
                 .map(|url| url.origin().ascii_serialization()),
         );
-        let store = settings.root.join(crate::audit_run::STORE_FILE);
+        let store = settings.root.join(crate::run::audit::STORE_FILE);
         ServeOptions {
             settings,
             bind: SocketAddr::from(([127, 0, 0, 1], 7357)),
@@ -122,7 +123,7 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// A server bound to its address, ready to serve.
 pub struct Server {
     listener: TcpListener,
-    app: Arc<api::App>,
+    app: Arc<app::App>,
 }
 
 impl Server {
@@ -143,7 +144,7 @@ impl Server {
             bind: options.bind,
             source,
         })?;
-        let app = Arc::new(api::App::new(options, local, store));
+        let app = Arc::new(app::App::new(options, local, store));
         Ok(Server { listener, app })
     }
 

@@ -11,8 +11,8 @@ use time::OffsetDateTime;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
-use crate::audit_run::{AuditError, AuditRun};
-use crate::events::RunEvent;
+use crate::run::audit::{AuditError, AuditRun};
+use crate::run::events::RunEvent;
 use crate::store::{AuditStore, NewRun, RunId, RunStatus, StoreError};
 
 /// One audit the server knows while it is queued or running.
@@ -233,7 +233,7 @@ async fn turn(
         let event = RunEvent::AuditFailed {
             run_id: run.to_string(),
             message,
-            at: crate::ledger::started_at(OffsetDateTime::now_utc()),
+            at: crate::engine::ledger::started_at(OffsetDateTime::now_utc()),
         };
         tell(&store, &run, &live, &event);
         let _ = store.finish_run(&run, RunStatus::Failed, 0);

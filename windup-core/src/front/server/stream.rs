@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, close_code};
 use serde_json::Value;
 
-use super::api::App;
+use super::app::App;
 use super::runs::Live;
 use crate::store::{RunId, RunStatus, StoredEvent};
 

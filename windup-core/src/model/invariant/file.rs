@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::{Invariant, Predicate, PredicateError, Severity, Source, Surface};
-use crate::scenario::located;
+use crate::model::located::located;
 
 /// An invariants file that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -194,7 +194,7 @@ pub fn parse_with_inputs(
         message,
         hint: hint.to_owned(),
     };
-    if let Some(at) = crate::yaml_depth::too_deep(text) {
+    if let Some(at) = crate::model::yaml_depth::too_deep(text) {
         return Err(error(
             at.line,
             at.column,

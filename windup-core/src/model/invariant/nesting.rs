@@ -11,7 +11,7 @@
 
 /// The deepest predicate taken. Real predicates nest four or five deep; a parse at this depth
 /// needs about 4 MiB of stack in an unoptimized build (the parser runs on a thread of its own,
-/// [`super::predicate::PARSER_STACK`]), and its evaluation under 1 MiB.
+/// `PARSER_STACK`), and its evaluation under 1 MiB.
 pub const MAX_NESTING: usize = 24;
 
 /// Nesting past the limit: how deep, and the 1-based column (in characters) where it was seen.

@@ -183,35 +183,3 @@ pub struct ActionFacts {
     pub url: String,
     pub typed: Vec<String>,
 }
-
-impl ActionFacts {
-    /// The action at `index` of `actions`, as a transition predicate reads it; `typed` gathers
-    /// the values of the fills, selections and typed keys that lead up to it.
-    pub fn at(actions: &[crate::plan::Action], index: usize) -> ActionFacts {
-        use crate::plan::ActionKind;
-        let action = &actions[index];
-        let mut typed = Vec::new();
-        for (at, earlier) in actions[..=index].iter().enumerate().rev() {
-            match earlier.kind {
-                ActionKind::Fill | ActionKind::Select | ActionKind::Type => {
-                    typed.extend(earlier.value.clone())
-                }
-                _ if at == index => {}
-                _ => break,
-            }
-        }
-        typed.reverse();
-        ActionFacts {
-            kind: action.kind.as_str().to_owned(),
-            target: action
-                .target
-                .as_ref()
-                .map(|t| t.selector.clone())
-                .unwrap_or_default(),
-            value: action.value.clone().unwrap_or_default(),
-            key: action.key.clone().unwrap_or_default(),
-            url: action.url.clone().unwrap_or_default(),
-            typed,
-        }
-    }
-}

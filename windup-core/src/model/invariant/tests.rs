@@ -358,25 +358,6 @@ fn negation_and_minus_are_operators_of_the_language() {
     );
 }
 
-#[test]
-fn an_action_reads_as_typed_what_the_fills_before_it_typed() {
-    let actions: Vec<crate::plan::Action> = serde_json::from_value(serde_json::json!([
-        { "id": "a1", "type": "goto", "url": "/cart" },
-        { "id": "a2", "type": "fill", "value": "-3" },
-        { "id": "a3", "type": "select", "value": "Germany" },
-        { "id": "a4", "type": "click" },
-        { "id": "a5", "type": "click" }
-    ]))
-    .expect("actions");
-    let submit = ActionFacts::at(&actions, 3);
-    assert_eq!(submit.kind, "click");
-    assert_eq!(submit.typed, ["-3", "Germany"]);
-    // A fill types its own value, after the fills before it; a click after a click typed none.
-    assert_eq!(ActionFacts::at(&actions, 2).typed, ["-3", "Germany"]);
-    assert!(ActionFacts::at(&actions, 4).typed.is_empty());
-    assert_eq!(ActionFacts::at(&actions, 0).url, "/cart");
-}
-
 /// Predicates of every shape as deep as [`MAX_NESTING`] allows.
 fn nested(shape: &str, n: usize) -> String {
     match shape {

@@ -247,7 +247,7 @@ mod tests {
             task: "Press go.",
             start_url: "/",
             generated_by: GeneratedBy {
-                planner: crate::plan::PlannerKind::Llm,
+                planner: crate::model::plan::PlannerKind::Llm,
                 provider: Some("openai".to_owned()),
                 model: Some("gpt-5-mini".to_owned()),
                 at: "2026-11-30T00:00:00Z".to_owned(),

@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::invariant::ActionFacts;
+
 mod answer;
 mod error;
 mod rules;
@@ -320,7 +322,7 @@ pub enum Postcondition {
         selector: String,
         value: String,
     },
-    /// A predicate over values read from the page ([`crate::invariant::Predicate`]) is true.
+    /// A predicate over values read from the page ([`crate::model::invariant::Predicate`]) is true.
     /// `before.` in it reads the page just before the action, or, with `since`, right after
     /// the earlier action of that id.
     Holds {
@@ -449,4 +451,33 @@ fn shape_problem(value: &Value, err: &serde_json::Error) -> Problem {
         Rule::Shape,
         format!("does not fit the plan types: {err}; compare it with plan.schema.json"),
     )
+}
+
+/// The action at `index` of `actions`, as a transition predicate reads it; `typed` gathers
+/// the values of the fills, selections and typed keys that lead up to it.
+pub fn action_facts(actions: &[Action], index: usize) -> ActionFacts {
+    let action = &actions[index];
+    let mut typed = Vec::new();
+    for (at, earlier) in actions[..=index].iter().enumerate().rev() {
+        match earlier.kind {
+            ActionKind::Fill | ActionKind::Select | ActionKind::Type => {
+                typed.extend(earlier.value.clone())
+            }
+            _ if at == index => {}
+            _ => break,
+        }
+    }
+    typed.reverse();
+    ActionFacts {
+        kind: action.kind.as_str().to_owned(),
+        target: action
+            .target
+            .as_ref()
+            .map(|t| t.selector.clone())
+            .unwrap_or_default(),
+        value: action.value.clone().unwrap_or_default(),
+        key: action.key.clone().unwrap_or_default(),
+        url: action.url.clone().unwrap_or_default(),
+        typed,
+    }
 }

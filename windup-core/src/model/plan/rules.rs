@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::error::{ActionRef, PlanError, Problem, Rule};
 use super::{Action, ActionKind, PLAN_VERSION, Plan, Postcondition};
-use crate::invariant::Predicate;
+use crate::model::invariant::Predicate;
 
 /// The key names a `press` action may use (W3C `KeyboardEvent.key` spellings).
 const KEY_NAMES: &[&str] = &[

@@ -58,7 +58,7 @@ fn checkout() -> Plan {
         task: "Buy one Rust mug as the demo user and confirm the order.".to_owned(),
         start_url: "/".to_owned(),
         generated_by: GeneratedBy {
-            planner: crate::plan::PlannerKind::Llm,
+            planner: crate::model::plan::PlannerKind::Llm,
             provider: Some("anthropic".to_owned()),
             model: Some("claude-sonnet".to_owned()),
             at: "2025-06-01T12:00:00Z".to_owned(),
@@ -1505,4 +1505,23 @@ fn a_plan_nested_without_end_is_an_error_not_an_overflow() {
             assert_eq!(from_model.is_ok(), shape.ends_with("/extra"), "{shape}");
         }
     }
+}
+
+#[test]
+fn an_action_reads_as_typed_what_the_fills_before_it_typed() {
+    let actions: Vec<Action> = serde_json::from_value(serde_json::json!([
+        { "id": "a1", "type": "goto", "url": "/cart" },
+        { "id": "a2", "type": "fill", "value": "-3" },
+        { "id": "a3", "type": "select", "value": "Germany" },
+        { "id": "a4", "type": "click" },
+        { "id": "a5", "type": "click" }
+    ]))
+    .expect("actions");
+    let submit = action_facts(&actions, 3);
+    assert_eq!(submit.kind, "click");
+    assert_eq!(submit.typed, ["-3", "Germany"]);
+    // A fill types its own value, after the fills before it; a click after a click typed none.
+    assert_eq!(action_facts(&actions, 2).typed, ["-3", "Germany"]);
+    assert!(action_facts(&actions, 4).typed.is_empty());
+    assert_eq!(action_facts(&actions, 0).url, "/cart");
 }

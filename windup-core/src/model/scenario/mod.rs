@@ -17,14 +17,14 @@
 //! Every error is located (file, line, column) and carries a hint; unknown keys are errors,
 //! because a typo must never be silently ignored.
 
-use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::steps::suggest::{closest, parse_unknown_field};
-use crate::steps::{Expectation, Step, StepError, StepKind, check_since, parse_expectation};
+use crate::model::located::located;
+use crate::model::steps::suggest::{closest, parse_unknown_field};
+use crate::model::steps::{Expectation, Step, StepError, StepKind, check_since, parse_expectation};
 
 mod locate;
 #[cfg(test)]
@@ -79,50 +79,6 @@ pub struct ScenarioError {
     pub hint: String,
 }
 
-/// The compiler-style rendering shared by scenario and configuration errors.
-pub(crate) fn located(
-    path: &Path,
-    line: usize,
-    column: usize,
-    message: &str,
-    hint: &str,
-) -> String {
-    Located {
-        path,
-        line,
-        column,
-        message,
-        hint,
-    }
-    .to_string()
-}
-
-/// `path:line:column: message` then `  hint: …`.
-struct Located<'a> {
-    path: &'a Path,
-    line: usize,
-    column: usize,
-    message: &'a str,
-    hint: &'a str,
-}
-
-impl fmt::Display for Located<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if self.line > 0 {
-            write!(f, ":{}", self.line)?;
-            if self.column > 0 {
-                write!(f, ":{}", self.column)?;
-            }
-        }
-        write!(f, ": {}", self.message)?;
-        if !self.hint.is_empty() {
-            write!(f, "\n  hint: {}", self.hint)?;
-        }
-        Ok(())
-    }
-}
-
 /// The keys a scenario may have, in the order the format lists them.
 const KEYS: &[&str] = &[
     "id",
@@ -137,11 +93,11 @@ const KEYS: &[&str] = &[
 
 impl Scenario {
     /// The plan rules for this scenario's plans: the account keys its steps may reference.
-    pub fn plan_rules(&self) -> crate::plan::Rules {
+    pub fn plan_rules(&self) -> crate::model::plan::Rules {
         if self.account.is_none() {
-            return crate::plan::Rules::without_account();
+            return crate::model::plan::Rules::without_account();
         }
-        crate::plan::Rules::with_account_keys(
+        crate::model::plan::Rules::with_account_keys(
             self.steps
                 .iter()
                 .filter_map(|step| step.kind.account_key().map(str::to_owned)),
@@ -249,7 +205,7 @@ impl Source<'_> {
     }
 
     fn read_raw(&self) -> Result<RawScenario, ScenarioError> {
-        if let Some(at) = crate::yaml_depth::too_deep(self.text) {
+        if let Some(at) = crate::model::yaml_depth::too_deep(self.text) {
             return Err(self.error((at.line, at.column), at.message(), DEPTH_HINT));
         }
         match serde_yaml::from_str::<Option<RawScenario>>(self.text) {

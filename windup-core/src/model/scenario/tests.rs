@@ -1,7 +1,7 @@
 use std::fs;
 
 use super::*;
-use crate::steps::{FillValue, StepKind};
+use crate::model::steps::{FillValue, StepKind};
 
 const CHECKOUT: &str = r#"id: checkout-as-demo-user        # default: path under scenarios/
 task: Buy one Rust mug as the demo user and confirm the order.

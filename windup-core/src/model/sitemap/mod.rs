@@ -210,8 +210,8 @@ pub struct Move {
 
 /// An action as a transition names it: what was done to what a person sees (its name, else
 /// its selector), never a value typed; `go to`, `reload` and `go back` name no target.
-pub fn action_words(kind: crate::plan::ActionKind, target: Option<&str>) -> String {
-    use crate::plan::ActionKind;
+pub fn action_words(kind: crate::model::plan::ActionKind, target: Option<&str>) -> String {
+    use crate::model::plan::ActionKind;
     let verb = match kind {
         ActionKind::Goto => return "go to".to_owned(),
         ActionKind::Reload => return "reload".to_owned(),

@@ -179,7 +179,7 @@ fn the_file_round_trips_in_a_stable_order_and_refuses_another_version() {
 
 #[test]
 fn an_action_is_named_by_what_a_person_sees_never_a_value() {
-    use crate::plan::ActionKind;
+    use crate::model::plan::ActionKind;
     assert_eq!(
         action_words(ActionKind::Click, Some("Add to cart")),
         "click \"Add to cart\""

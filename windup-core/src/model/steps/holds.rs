@@ -11,7 +11,7 @@
 //! strings in either quote, so `'.row'` and `".row"` are the same selector.
 
 use super::{Expectation, StepError};
-use crate::invariant::Predicate;
+use crate::model::invariant::Predicate;
 
 /// How the predicate may use `before.`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -74,7 +74,7 @@ pub enum StepKind {
         within: Option<String>,
     },
     /// `press KEY [in "FIELD" [in "CONTAINER"]]`, with KEY in the canonical spelling of
-    /// [`crate::plan::key_names`]: to the focused element, or to the field named (given the
+    /// [`crate::model::plan::key_names`]: to the focused element, or to the field named (given the
     /// focus first).
     Press {
         key: String,
@@ -230,7 +230,7 @@ pub enum Expectation {
     /// reads the page right after step `since`; without one (only at the end of a scenario),
     /// the page just before the last step.
     Holds {
-        predicate: crate::invariant::Predicate,
+        predicate: crate::model::invariant::Predicate,
         since: Option<usize>,
     },
 }

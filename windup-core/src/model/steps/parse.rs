@@ -2,7 +2,7 @@
 
 use super::suggest::closest;
 use super::{Expectation, FillValue, ROLES, RoleVerb, StepError, StepKind, VERBS};
-use crate::plan::key_names;
+use crate::model::plan::key_names;
 
 const GO_TO: &str = "go to /path";
 const CLICK: &str = r#"click "NAME" [in "CONTAINER"]"#;

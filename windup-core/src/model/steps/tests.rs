@@ -714,7 +714,7 @@ fn double_click_reload_and_back_parse() {
 
 fn holds(source: &str, since: Option<usize>) -> Expectation {
     Expectation::Holds {
-        predicate: crate::invariant::Predicate::parse(source).expect("the predicate parses"),
+        predicate: crate::model::invariant::Predicate::parse(source).expect("the predicate parses"),
         since,
     }
 }

@@ -9,7 +9,7 @@
 //! 5. the plan with one selector broken: its replay fails there, the runner plans again from
 //!    the failure, as for any stale cache entry, and the new plan passes.
 //!
-//! Every run is the runner's own ([`crate::runner`]), with a scratch cache of the bench's: no
+//! Every run is the runner's own ([`crate::run::runner`]), with a scratch cache of the bench's: no
 //! lockfile is read or written and the project's cache is left alone. Each run is a ledger
 //! record of kind `bench`, its model calls of purpose `bench`; the budgets of `[llm]` hold, and
 //! a bench that could not fit in them is refused before any call.
@@ -25,17 +25,18 @@ use time::{Date, OffsetDateTime};
 use url::Url;
 
 use crate::browser::{Browser, BrowserError};
-use crate::cache::{CacheEntry, CacheKey, PlanCache};
 use crate::config::{Reports, Settings, UpdateMode};
-use crate::events::{Events, RunEvent};
-use crate::failure::{Failure, FailureClass, relative};
-use crate::ledger::{PriceTable, RecordKind};
+use crate::engine::cache::{CacheEntry, CacheKey, PlanCache};
+use crate::engine::ledger::{PriceTable, RecordKind};
 use crate::llm::LlmLimits;
-use crate::plan::Plan;
-use crate::pool::SessionPool;
-use crate::reporters::LedgerReporter;
-use crate::runner::{self, Context, Plans, ScenarioResult};
-use crate::scenario::Scenario;
+use crate::model::plan::Plan;
+use crate::model::scenario::Scenario;
+use crate::run::events::{Events, RunEvent};
+use crate::run::failure::{Failure, FailureClass, relative};
+use crate::run::outcome::ScenarioResult;
+use crate::run::pool::SessionPool;
+use crate::run::report::LedgerReporter;
+use crate::run::runner::{self, Context, Plans};
 
 pub use report::{
     BenchPlanner, BenchReport, Criterion, GENERATIONS, GENERATIONS_NEEDED, REPLAYS, Recovery,
@@ -186,8 +187,8 @@ impl Bench {
 
 /// The scenario of the project with this id.
 fn find_scenario(settings: &Settings, id: &str) -> Result<Scenario, BenchError> {
-    let loaded =
-        crate::suite::load_scenarios(settings).map_err(|err| BenchError::Usage(err.to_string()))?;
+    let loaded = crate::run::suite::load_scenarios(settings)
+        .map_err(|err| BenchError::Usage(err.to_string()))?;
     let mut ids = Vec::new();
     for scenario in loaded {
         match scenario {
@@ -203,7 +204,7 @@ fn find_scenario(settings: &Settings, id: &str) -> Result<Scenario, BenchError> 
         }
     }
     let names: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let hint = match crate::steps::suggest::closest(id, &names) {
+    let hint = match crate::model::steps::suggest::closest(id, &names) {
         Some(near) => format!("did you mean {near:?}?"),
         None => format!("the scenarios are: {}", names.join(", ")),
     };

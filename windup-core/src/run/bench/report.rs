@@ -6,9 +6,9 @@ use std::fmt;
 use serde::Serialize;
 use time::Date;
 
-use crate::failure::FailureClass;
-use crate::ledger::{CacheOutcome, PriceTable, Replan, millis};
-use crate::runner::ScenarioResult;
+use crate::engine::ledger::{CacheOutcome, PriceTable, Replan, millis};
+use crate::run::failure::FailureClass;
+use crate::run::outcome::ScenarioResult;
 
 /// Fresh generations a bench makes.
 pub const GENERATIONS: usize = 5;

@@ -1,8 +1,8 @@
 use serde_json::Value;
 
 use super::*;
-use crate::ledger::{CacheOutcome, Replan};
-use crate::plan::Rules;
+use crate::engine::ledger::{CacheOutcome, Replan};
+use crate::model::plan::Rules;
 
 fn trial(passed: bool, cache: CacheOutcome, ms: u64, calls: usize, usd: Option<f64>) -> Trial {
     Trial {
@@ -157,7 +157,7 @@ fn with_no_plan_that_passed_there_is_nothing_to_replay_or_break() {
 
 #[test]
 fn the_middle_action_with_a_target_is_broken() {
-    let plan = crate::plan::Plan::from_json_str(
+    let plan = crate::model::plan::Plan::from_json_str(
         &serde_json::json!({
             "plan_version": "0.1", "scenario_id": "s", "task": "t", "start_url": "/",
             "generated_by": { "planner": "hand", "at": "2026-11-30T00:00:00Z" },

@@ -2,10 +2,10 @@
 //! planned, what it does in a few words; and the element it acted on.
 
 use super::ActionReport;
-use crate::executor::ActionRecord;
-use crate::plan::{Action, ActionKind, Plan};
-use crate::scenario::Scenario;
-use crate::verifier::describe;
+use crate::engine::executor::ActionRecord;
+use crate::engine::verifier::describe;
+use crate::model::plan::{Action, ActionKind, Plan};
+use crate::model::scenario::Scenario;
 
 /// The actions that ran, each with what the plan says of it.
 pub(super) fn action_reports(
@@ -33,7 +33,7 @@ pub(super) fn action_reports(
                 frames: target
                     .map(|target| target.frames.clone())
                     .unwrap_or_default(),
-                duration_ms: crate::ledger::millis(record.duration),
+                duration_ms: crate::engine::ledger::millis(record.duration),
                 screenshot: record.screenshot.clone(),
             }
         })

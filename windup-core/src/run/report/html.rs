@@ -15,7 +15,7 @@ use time::{OffsetDateTime, UtcOffset};
 
 use super::thumbnail::{self, Picture};
 use super::{ActionReport, ScenarioReport, SuiteReport};
-use crate::ledger::CacheOutcome;
+use crate::engine::ledger::CacheOutcome;
 
 /// Each filmstrip frame's thumbnail, by the screenshot's path.
 type Frames<'a> = HashMap<&'a Path, Picture>;

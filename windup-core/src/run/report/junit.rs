@@ -13,7 +13,7 @@ use time::macros::format_description;
 use time::{OffsetDateTime, UtcOffset};
 
 use super::{ScenarioReport, SuiteReport};
-use crate::ledger::CacheOutcome;
+use crate::engine::ledger::CacheOutcome;
 
 /// quick-junit drops tabs and carriage returns along with ANSI escapes; these noncharacters stand
 /// in for them until the XML is written, and then become what a parser reads back as the same.

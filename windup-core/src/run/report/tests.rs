@@ -5,11 +5,11 @@ use serde_json::json;
 use super::actions::description;
 use super::thumbnail::{self, Picture};
 use super::{ActionReport, ScenarioReport, SuiteReport, html, junit, scenario_report};
-use crate::executor::ActionRecord;
-use crate::ledger::{CacheOutcome, LlmCall, PriceTable, RetryKind};
-use crate::plan::{Action, Plan, Rules};
-use crate::runner::{Outcome, RunDetails, ScenarioResult};
-use crate::scenario::Scenario;
+use crate::engine::executor::ActionRecord;
+use crate::engine::ledger::{CacheOutcome, LlmCall, PriceTable, RetryKind};
+use crate::model::plan::{Action, Plan, Rules};
+use crate::model::scenario::Scenario;
+use crate::run::outcome::{Outcome, RunDetails, ScenarioResult};
 
 /// A 1×1 transparent PNG, chunk CRCs included.
 const PNG: [u8; 67] = [
@@ -301,7 +301,7 @@ const STEPS: &str = "task: Put a mug in the cart.\nstart_url: /products/rust-mug
                      - click \"Add to cart\"\n  - expect url /cart\n";
 
 fn scenario(text: &str) -> Scenario {
-    crate::scenario::parse(text, Path::new("scenarios/mug.yaml"), Path::new("."))
+    crate::model::scenario::parse(text, Path::new("scenarios/mug.yaml"), Path::new("."))
         .expect("the test scenario is valid")
 }
 
@@ -599,7 +599,7 @@ fn weigh(actions: usize) -> (usize, usize) {
                 action.screenshot = Some(shots[(n + i) % shots.len()].clone());
             }
             if n % 10 == 0 {
-                result.outcome = Outcome::Failed(crate::failure::Failure::NoWorkingPlan(
+                result.outcome = Outcome::Failed(crate::run::failure::Failure::NoWorkingPlan(
                     "scenarios/mug.yaml:13: the last step failed".to_owned(),
                 ));
                 result.details.screenshot = Some(shots[n % shots.len()].clone());

@@ -6,8 +6,8 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::invariant::{Invariant, Predicate, Severity, Source, Surface};
-use crate::plan::{self, Action, Envelope, GeneratedBy, PlannerKind, Rules};
+use crate::model::invariant::{Invariant, Predicate, Severity, Source, Surface};
+use crate::model::plan::{self, Action, Envelope, GeneratedBy, PlannerKind, Rules};
 
 /// The schema names, also the names of Anthropic's forced tools.
 pub(crate) const RULES_SCHEMA: &str = "windup_rules";

@@ -25,10 +25,10 @@ use std::time::Duration;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::ledger::{LlmCall, PriceTable, RetryKind};
+use crate::engine::ledger::{LlmCall, PriceTable, RetryKind};
+use crate::engine::planner::llm::{BudgetExceeded, Scope, Spent, worst_cost};
+use crate::engine::planner::prompt::Redactor;
 use crate::llm::{LlmClient, LlmError, LlmLimits, Message, Prompt, Request, Role};
-use crate::planner::llm::{BudgetExceeded, Scope, Spent, worst_cost};
-use crate::planner::prompt::Redactor;
 
 pub(crate) use answers::{
     ATTACK_SCHEMA, JUDGE_SCHEMA, JudgeWord, PlannedAttack, RULES_SCHEMA, attack_schema,
@@ -255,7 +255,7 @@ impl AuditModel {
         prompt: &mut Prompt,
         text: &str,
         problems: &[String],
-        kept: &[crate::invariant::Invariant],
+        kept: &[crate::model::invariant::Invariant],
     ) {
         prompt
             .messages
@@ -298,7 +298,7 @@ impl AuditModel {
         self.keep_prompt(purpose, prompt);
         let called = self.client.complete(&request).await;
         let mut calls = Vec::new();
-        let cost = crate::planner::llm::record(
+        let cost = crate::engine::planner::llm::record(
             self.client.as_ref(),
             &self.prices,
             purpose.as_str(),

@@ -3,9 +3,9 @@
 //! secret the page shows leaves as its name.
 
 use crate::browser::PageDigest;
-use crate::invariant::{Invariant, Observation, Reading};
+use crate::engine::planner::prompt::{Redactor, fence};
 use crate::llm::{Image, Message, Prompt, Role};
-use crate::planner::prompt::{Redactor, fence};
+use crate::model::invariant::{Invariant, Observation, Reading};
 
 const RULES: &str = include_str!("prompts/rules.md");
 const ATTACK: &str = include_str!("prompts/attack.md");
@@ -56,7 +56,10 @@ fn page_text(page: &Shown<'_>) -> String {
         }
         line.push_str(&format!(" {:?}", control.called()));
         if let Some(href) = &control.href {
-            line.push_str(&format!(" href={}", crate::invariant::location_of(href)));
+            line.push_str(&format!(
+                " href={}",
+                crate::model::invariant::location_of(href)
+            ));
         }
         line.push_str(&format!(" selector: {}", control.selector));
         body.push_str(&line);
@@ -72,7 +75,7 @@ fn page_text(page: &Shown<'_>) -> String {
         body.push_str(&format!(
             "Form: {} {}\n",
             form.method.to_uppercase(),
-            crate::invariant::location_of(&form.action)
+            crate::model::invariant::location_of(&form.action)
         ));
     }
     if let Some(outline) = page.outline {
@@ -192,8 +195,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::invariant::{Field, Found, Probe};
-    use crate::secrets::SecretValue;
+    use crate::model::invariant::{Field, Found, Probe};
+    use crate::model::secret::SecretValue;
 
     /// The shop's cart as a digest: a link, a form, and the signed-in user's email in the text.
     fn cart() -> PageDigest {
@@ -225,7 +228,7 @@ mod tests {
     }
 
     fn rule() -> Invariant {
-        crate::invariant::parse(
+        crate::model::invariant::parse(
             "invariants:\n  - id: cart-lines-add-up\n    statement: The subtotal is the sum of the lines.\n    surface: /cart\n    predicate: money(\"[data-testid=cart-subtotal]\") == sum(moneys(\"[data-testid^=line-total-]\"))\n",
             std::path::Path::new("model.yaml"),
         )

@@ -6,7 +6,7 @@
 use cel::IdedExpr;
 use cel::common::ast::{EntryExpr, Expr, LiteralValue};
 
-use crate::invariant::Predicate;
+use crate::model::invariant::Predicate;
 
 /// What a predicate uses that the spec's runtime does not give.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -95,7 +95,7 @@ fn expr(node: &IdedExpr) -> Result<String, Untranslatable> {
 fn ident(name: &str) -> String {
     match name {
         "action" => "action".to_owned(),
-        _ if crate::invariant::VARIABLES.contains(&name) => format!("now.{name}"),
+        _ if crate::model::invariant::VARIABLES.contains(&name) => format!("now.{name}"),
         _ => {
             let safe: String = name
                 .chars()
@@ -134,7 +134,7 @@ fn call_js(
     target: Option<String>,
     args: Vec<String>,
 ) -> Result<String, Untranslatable> {
-    if let Some(extract) = crate::invariant::Extract::ALL
+    if let Some(extract) = crate::model::invariant::Extract::ALL
         .into_iter()
         .find(|e| e.name() == name)
     {

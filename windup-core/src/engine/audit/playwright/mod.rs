@@ -1,7 +1,7 @@
 //! A finding's regression test as a Playwright spec (`.spec.ts`), rendered from the same pinned
 //! plan as the Windup scenario: deterministic, no model in it. The page is read by Windup's own
 //! page scripts, embedded in the spec, so a `holds` reads the values Windup's replay reads; the
-//! predicate's CEL becomes JavaScript over the spec's runtime ([`cel`]).
+//! predicate's CEL becomes JavaScript over the spec's runtime (`cel`).
 //!
 //! What the spec does differently, by Playwright's design: an action acts on the first visible
 //! match of its selector once Playwright finds it actionable (Windup also checks the element is
@@ -14,8 +14,8 @@ mod cel;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::invariant::{ActionFacts, Predicate, Probe};
-use crate::plan::{Action, ActionKind, Plan, Postcondition, Target};
+use crate::model::invariant::{Predicate, Probe};
+use crate::model::plan::{Action, ActionKind, Plan, Postcondition, Target};
 
 pub use cel::Untranslatable;
 
@@ -189,7 +189,8 @@ fn step(
             let _ = writeln!(out, "  {line}");
         }
     }
-    let facts = serde_json::to_string(&ActionFacts::at(&plan.actions, index)).unwrap_or_default();
+    let facts = serde_json::to_string(&crate::model::plan::action_facts(&plan.actions, index))
+        .unwrap_or_default();
     for (source, parsed, probes, before) in holds {
         let js = cel::translate(&parsed).map_err(Failure::Predicate)?;
         let _ = writeln!(

@@ -1,5 +1,5 @@
 use super::*;
-use crate::plan::Identity;
+use crate::model::plan::Identity;
 
 fn translated(source: &str) -> String {
     cel::translate(&Predicate::parse(source).expect("it parses")).expect("it translates")
@@ -71,12 +71,12 @@ fn cart_plan() -> Plan {
         since: None,
     }];
     Plan {
-        plan_version: crate::plan::PLAN_VERSION.to_owned(),
+        plan_version: crate::model::plan::PLAN_VERSION.to_owned(),
         scenario_id: "cart-subtotal-1".to_owned(),
         task: "Regression for an audit finding".to_owned(),
         start_url: "/".to_owned(),
-        generated_by: crate::plan::GeneratedBy {
-            planner: crate::plan::PlannerKind::Audit,
+        generated_by: crate::model::plan::GeneratedBy {
+            planner: crate::model::plan::PlannerKind::Audit,
             provider: None,
             model: None,
             at: "2026-12-02T00:00:00Z".to_owned(),

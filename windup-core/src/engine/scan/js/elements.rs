@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::super::files::{Source, descendants};
 use super::{attributes, string_value, tag_name};
-use crate::sitemap::MapElement;
+use crate::model::sitemap::MapElement;
 
 /// Components that are controls, whatever library they come from, by role.
 const COMPONENTS: &[(&str, &str)] = &[

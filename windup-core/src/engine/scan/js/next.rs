@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::super::files::{self, is_skipped};
 use super::super::{Framework, Scan, normal};
 use super::{Sources, elements};
-use crate::sitemap::Route;
+use crate::model::sitemap::Route;
 
 const PAGE_EXTENSIONS: &[&str] = &["tsx", "jsx", "ts", "js", "mdx"];
 

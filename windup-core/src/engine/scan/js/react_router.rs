@@ -14,7 +14,7 @@ use tree_sitter::Node;
 use super::super::files::{self, Source, descendants};
 use super::super::{Framework, Scan, Unresolved, normal};
 use super::{Sources, attributes, dynamic_import, elements, imports, string_value, tag_name};
-use crate::sitemap::Route;
+use crate::model::sitemap::Route;
 
 /// The functions that take an array of route objects.
 const ROUTERS: &[&str] = &[

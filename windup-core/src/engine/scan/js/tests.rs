@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::super::{Framework, Scan, ScanOptions, scan};
-use crate::sitemap::{MapElement, Route};
+use crate::model::sitemap::{MapElement, Route};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/scan")

@@ -1,15 +1,15 @@
 //! Every run is also collection: the site map reporter gathers the pages a run's scenarios
 //! visit and the actions that led from one to the next, and merges them into the project's
-//! site map once the run ends (`.windup/sitemap.json`, [`crate::mapfile`]).
+//! site map once the run ends (`.windup/sitemap.json`, [`crate::engine::sitemap`]).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use time::OffsetDateTime;
 
-use crate::events::{ActionInfo, Reporter, RunEvent};
-use crate::mapfile::{MapFile, MapFileError};
-use crate::sitemap::{Move, Visit, action_words};
+use crate::engine::sitemap::{MapFile, MapFileError};
+use crate::model::sitemap::{Move, Visit, action_words};
+use crate::run::events::{ActionInfo, Reporter, RunEvent};
 
 /// What a run's scenarios saw, until it is merged into the map.
 #[derive(Debug, Default)]
@@ -25,7 +25,7 @@ struct Walk {
     at: Option<String>,
     /// The action under way: the executor tells of the page an action led to before it
     /// tells that the action finished.
-    current: Option<(crate::plan::ActionKind, String)>,
+    current: Option<(crate::model::plan::ActionKind, String)>,
     /// The last action that finished, for a page seen only while the next one waits.
     done: Option<String>,
 }
@@ -63,7 +63,7 @@ impl Reporter for SiteMapRecorder {
                 let walk = self.walks.entry(scenario.clone()).or_default();
                 // A wait moves nowhere: a page it sees is the last action's doing.
                 let action = match &walk.current {
-                    Some((kind, words)) if *kind != crate::plan::ActionKind::WaitFor => {
+                    Some((kind, words)) if *kind != crate::model::plan::ActionKind::WaitFor => {
                         Some(words.clone())
                     }
                     _ => walk.done.take(),
@@ -90,7 +90,7 @@ impl SiteMapRecorder {
         if self.visits.is_empty() {
             return Ok(());
         }
-        let at = crate::ledger::started_at(OffsetDateTime::now_utc());
+        let at = crate::engine::ledger::started_at(OffsetDateTime::now_utc());
         let visits = std::mem::take(&mut self.visits);
         let moves = std::mem::take(&mut self.moves);
         MapFile::of(root).update(|map| map.observe(&visits, &moves, &at))?;
@@ -101,8 +101,8 @@ impl SiteMapRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::ActionKind;
-    use crate::signature::PageVisit;
+    use crate::engine::signature::PageVisit;
+    use crate::model::plan::ActionKind;
 
     fn action(kind: ActionKind, name: &str) -> ActionInfo {
         ActionInfo {

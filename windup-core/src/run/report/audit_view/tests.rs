@@ -2,10 +2,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::*;
-use crate::audit::{AuditOutcome, generic_invariants};
-use crate::events::ActionInfo;
-use crate::invariant::{Severity, Source};
-use crate::plan::ActionKind;
+use crate::engine::audit::{AuditOutcome, generic_invariants};
+use crate::model::invariant::{Severity, Source};
+use crate::model::plan::ActionKind;
+use crate::run::events::ActionInfo;
 use crate::store::{NewFinding, NewRun, NewTest, Phase as StoredPhase};
 
 const RUN: &str = "#A-1001";

@@ -13,13 +13,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::config::{EnvFile, Settings};
-use crate::executor::ValueSource;
-use crate::scenario::Scenario;
+use crate::engine::executor::ValueSource;
+use crate::model::scenario::Scenario;
 
 /// Values shorter than this are not scanned for: they would match ordinary text.
 pub const MIN_SCANNED_LEN: usize = 4;
 
-pub use crate::secret::SecretValue;
+use crate::model::secret::SecretValue;
 
 /// One scenario's account values, resolved when a step types them.
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::sitemap::{SiteMap, SiteMapError};
+use crate::model::sitemap::{SiteMap, SiteMapError};
 
 /// Where the map is kept, under the project root.
 pub const MAP_FILE: &str = ".windup/sitemap.json";
@@ -89,7 +89,7 @@ impl MapFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sitemap::{Source, Visit};
+    use crate::model::sitemap::{Source, Visit};
 
     #[test]
     fn updates_from_many_writers_at_once_are_all_kept() {

@@ -1,13 +1,15 @@
-//! The site map as pictures: DOT for graphviz and one self-contained HTML page with the graph
-//! drawn in SVG — pages coloured by who says they are there (execution, static, llm) and
+//! The site map in a run: the [`recorder`] adds the pages every run reaches to it, and it is shown
+//! as pictures: DOT for graphviz and one self-contained HTML page with the graph drawn in SVG — pages coloured by who says they are there (execution, static, llm) and
 //! dashed when stale, each with the scenarios whose runs crossed it. No script, no style sheet
 //! and no font from elsewhere: the page shows offline.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 
-use crate::ledger::RunRecord;
-use crate::sitemap::{MapPage, SiteMap, Source};
+use crate::engine::ledger::RunRecord;
+use crate::model::sitemap::{MapPage, SiteMap, Source};
+
+pub mod recorder;
 
 /// Which scenarios' runs crossed each page, by pattern.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -271,7 +273,7 @@ fn page_html(map: &SiteMap, crossings: &Crossings, title: &str, svg: &str) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sitemap::{Move, Route, Visit};
+    use crate::model::sitemap::{Move, Route, Visit};
 
     fn map() -> SiteMap {
         let mut map = SiteMap::default();

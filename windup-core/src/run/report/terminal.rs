@@ -7,9 +7,9 @@ use std::io::Write;
 use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::events::{Reporter, RunEvent};
-use crate::ledger::CacheOutcome;
-use crate::runner::{Outcome, ScenarioResult};
+use crate::engine::ledger::CacheOutcome;
+use crate::run::events::{Reporter, RunEvent};
+use crate::run::outcome::{Outcome, ScenarioResult};
 
 /// What a line is, for its colour and its stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,12 +15,12 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::terminal::{Line, Tone, count, write_line};
-use crate::audit::{Budget, Finding, InvariantStatus, Phase};
-use crate::audit_run::AuditFinished;
+use crate::engine::audit::{Budget, Finding, InvariantStatus, Phase};
+use crate::run::audit::AuditFinished;
 #[cfg(doc)]
-use crate::audit_run::AuditRun;
-use crate::events::{Reporter, RunEvent};
-use crate::failure::relative;
+use crate::run::audit::AuditRun;
+use crate::run::events::{Reporter, RunEvent};
+use crate::run::failure::relative;
 use crate::store::{self, AuditStore, RunId, RunReport, RunStatus, RunSummary, StoreError};
 
 /// What the audit view prints for an event, without colour.
@@ -92,7 +92,7 @@ pub fn budget_line(budget: &Budget) -> String {
 
 /// How much of the budget an audit used (and how much past it, proving what it saw within it),
 /// and what its walks covered.
-fn budget_used(outcome: &crate::audit::AuditOutcome) -> String {
+fn budget_used(outcome: &crate::engine::audit::AuditOutcome) -> String {
     let past = if outcome.overrun >= Duration::from_millis(100) {
         format!(
             " ({} of it past the budget, proving what was seen within it)",
@@ -195,7 +195,7 @@ pub fn history(runs: &[RunSummary]) -> Vec<Line> {
                 run.id.to_string(),
                 run.status.to_string(),
                 run.phase.to_string(),
-                crate::excerpt::cut(&run.target_url, 60),
+                crate::model::excerpt::cut(&run.target_url, 60),
                 whole_seconds(&run.started_at),
                 run.runtime_ms
                     .map_or_else(|| "-".to_owned(), |ms| runtime(Duration::from_millis(ms))),
