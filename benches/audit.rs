@@ -8,8 +8,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use windup::{AuditRun, Budget, RunEvent};
+use windup::{Budget, RunEvent};
+// The audit is a feature of `windup` (`audit`); the tests reach it through windup-core, which
+// their dev-dependency builds with every feature.
 use windup_core::config::Settings;
+use windup_core::run::audit::AuditRun;
 
 /// When each event arrived, since the audit began.
 type Timeline = Arc<Mutex<Vec<(Duration, RunEvent)>>>;

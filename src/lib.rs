@@ -11,12 +11,21 @@
 //!
 //! Everything at this level is the stable surface; [`engine`] is the machinery under it, for
 //! advanced use, and changes more often.
+//!
+//! **Features.** The default is what scenarios in `cargo test` need: plans, replay, offline and
+//! model planning, the plan cache and lockfiles, the ledger, reports. The rest is named:
+//! `audit` (the adversarial audit as a run, and its SQLite store), `server` (the audit server and
+//! dashboard), `scan` (the static scan of a project's routes), `images` (screenshots scaled: JPEG
+//! thumbnails in the HTML report, pictures sized for a model), and `full` for all of them.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use windup_core::config::{ConfigError, Settings};
 pub use windup_core::engine::audit::{Budget, Finding};
 pub use windup_core::front::harness::{IntoSetup, Setup};
 pub use windup_core::model::plan::Plan;
 pub use windup_core::model::scenario::{Scenario, ScenarioError};
+#[cfg(feature = "audit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 pub use windup_core::run::audit::{AuditError, AuditFinished, AuditRun};
 pub use windup_core::run::events::{ActionInfo, PlanChoice, Reporter, RunEvent, Totals};
 pub use windup_core::run::failure::{Failure, FailureClass};
@@ -38,6 +47,8 @@ pub mod engine {
     };
     pub use windup_core::engine::ledger::{CostReport, Ledger, LedgerError};
     pub use windup_core::engine::lockfile::LockfileError;
+    #[cfg(feature = "server")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
     pub use windup_core::front::server::{ServeError, ServeOptions, Server};
     pub use windup_core::model::plan::{Action, ActionKind, Postcondition, Rules, Target};
     pub use windup_core::run::bench::{Bench, BenchError};

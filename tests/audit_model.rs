@@ -11,8 +11,11 @@ use std::time::Duration;
 
 use common::Project;
 use serde_json::{Value, json};
-use windup::{AuditFinished, AuditRun, Budget, RunEvent};
+use windup::{Budget, RunEvent};
+// The audit is a feature of `windup` (`audit`); the tests reach it through windup-core, which
+// their dev-dependency builds with every feature.
 use windup_core::config::Settings;
+use windup_core::run::audit::{AuditFinished, AuditRun};
 use windup_fake_provider::{FakeProvider, Reply, Wire};
 use windup_shop::BugSet;
 

@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use common::Project;
 use common::patterns::PatternSite;
-use windup::{AuditError, AuditRun, Budget};
+use windup::Budget;
+// The audit is a feature of `windup` (`audit`); the tests reach it through windup-core, which
+// their dev-dependency builds with every feature.
+use windup_core::run::audit::{AuditError, AuditRun};
 use windup_core::store::{AuditStore, RunStatus};
 
 /// A small budget counted in actions.

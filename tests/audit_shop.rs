@@ -9,8 +9,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::Project;
-use windup::{AuditFinished, AuditRun, Budget};
+use windup::Budget;
+// The audit is a feature of `windup` (`audit`); the tests reach it through windup-core, which
+// their dev-dependency builds with every feature.
 use windup_core::config::Settings;
+use windup_core::run::audit::{AuditFinished, AuditRun};
 use windup_core::store::{AuditStore, Framework};
 use windup_shop::BugSet;
 

@@ -107,6 +107,34 @@ async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
     // The same versions as this repository, and no network.
     std::fs::copy(repo().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
 
+    // With default features, a test crate builds none of what only the audit, the server, the
+    // scan or scaled screenshots need (docs/architecture.md#features).
+    let tree = cargo(
+        app,
+        &url,
+        &[
+            "tree",
+            "--offline",
+            "-e",
+            "normal,dev,build",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ],
+    );
+    assert!(tree.status.success(), "cargo tree: {}", text(&tree));
+    let tree = String::from_utf8_lossy(&tree.stdout).into_owned();
+    assert!(tree.contains("windup-core v"), "{tree}");
+    for left_out in ["axum", "rusqlite", "tree-sitter", "image"] {
+        assert!(
+            !tree
+                .lines()
+                .any(|line| line.starts_with(&format!("{left_out} v"))),
+            "a default test crate builds {left_out}:\n{tree}"
+        );
+    }
+
     let cli = ["run", "--offline", "-q", "--manifest-path"];
     let manifest = repo().join("Cargo.toml");
     let manifest = manifest.to_str().unwrap();

@@ -54,6 +54,11 @@ pub(crate) async fn bench(args: BenchArgs) -> Result<(), CliError> {
                 eprintln!("error: {failure}");
                 CliError::Failed
             }
+            // A kind of error added later: said as it is, a failed bench.
+            other => {
+                eprintln!("error: {other}");
+                CliError::Failed
+            }
         })?;
     if args.json {
         println!("{}", report.to_json());

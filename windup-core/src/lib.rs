@@ -16,11 +16,14 @@
 //! 6. [`front`]: the front ends' wiring — the test harness, `init`, the audit server.
 
 #![warn(unreachable_pub)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod model;
 
 pub mod browser;
 pub mod llm;
+#[cfg(feature = "audit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 pub mod store;
 pub(crate) mod sys;
 

@@ -151,6 +151,9 @@ fn test(machine: &Machine, quick: bool, args: &[String]) -> Result<(), u8> {
     }
 }
 
+/// The feature sets of windup-core linted on their own: the default, and each named feature.
+const FEATURE_SETS: [&str; 4] = ["", "audit", "scan", "images"];
+
 /// The lints CI holds every change to.
 fn lint(machine: &Machine) -> Result<(), u8> {
     let function_length = "tools/function-length/Cargo.toml";
@@ -177,6 +180,37 @@ fn lint(machine: &Machine) -> Result<(), u8> {
             "--quiet",
         ],
     ];
+    // The workspace builds windup-core with every feature; each documented set alone must build
+    // and lint clean too (docs/architecture.md#features): the default a test crate gets, and
+    // each feature on its own (`server` holds `audit`, and `full` is the workspace's).
+    let features: Vec<Vec<&str>> = FEATURE_SETS
+        .iter()
+        .map(|set| {
+            let mut args = vec![
+                "clippy",
+                "-p",
+                "windup-core",
+                "--all-targets",
+                "--locked",
+                "--no-default-features",
+            ];
+            if !set.is_empty() {
+                args.extend(["--features", set]);
+            }
+            args.extend(["--", "-D", "warnings"]);
+            args
+        })
+        .collect();
+    // The facade as a test crate gets it (its own tests turn every feature on), documented
+    // throughout: `missing_docs` is a warning in `windup`.
+    let facade: &[&str] = &[
+        "clippy", "-p", "windup", "--lib", "--locked", "--", "-D", "warnings",
+    ];
+    let runs = runs
+        .iter()
+        .copied()
+        .chain(features.iter().map(Vec::as_slice))
+        .chain([facade]);
     for args in runs {
         println!("lint: cargo {}", args.join(" "));
         let status = cargo(machine).args(args).status().map_err(|e| {

@@ -89,6 +89,7 @@ impl Default for BrowserConfig {
 
 /// Errors at the WebDriver boundary. Each says what to do next.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BrowserError {
     /// The backend's driver is nowhere it looks; `help` is the backend's advice.
     #[error(

@@ -196,6 +196,7 @@ impl UpdateMode {
 /// Configuration that cannot be used, naming where the value came from: the file (with line
 /// and column), the environment variable or the command-line flag.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// A problem inside `windup.toml`.
     #[error("{}", crate::model::located::located(.path, *.line, *.column, .message, .hint))]

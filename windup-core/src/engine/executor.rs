@@ -95,6 +95,7 @@ pub struct ActionRecord {
 
 /// Why a step failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum FailureCause {
     /// The element never became actionable; the last thing the gate saw.
     NotActionable { probe: Probe, waited: Duration },

@@ -57,6 +57,7 @@ impl FragmentPlans for NoFragments {
 
 /// Why a fragment's plan is not there.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FragmentError {
     #[error("fragment {0:?} has no plan yet")]
     NoPlan(String),

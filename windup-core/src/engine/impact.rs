@@ -33,6 +33,7 @@ pub struct Impact {
 
 /// Why the changes could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ImpactError {
     #[error("cannot run git in {dir}: {detail}; is git installed?")]
     Git { dir: String, detail: String },

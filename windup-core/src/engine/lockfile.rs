@@ -24,6 +24,7 @@ pub fn pending_path(scenario_path: &Path) -> PathBuf {
 }
 
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LockfileError {
     #[error("cannot read {path}: {source}", path = .path.display())]
     Read {

@@ -8,10 +8,14 @@ pub mod authoring;
 pub mod cache;
 pub mod executor;
 pub mod fragments;
+#[cfg(feature = "scan")]
+#[cfg_attr(docsrs, doc(cfg(feature = "scan")))]
 pub mod impact;
 pub mod ledger;
 pub mod lockfile;
 pub mod planner;
+#[cfg(feature = "scan")]
+#[cfg_attr(docsrs, doc(cfg(feature = "scan")))]
 pub mod scan;
 pub mod secret;
 pub mod signature;

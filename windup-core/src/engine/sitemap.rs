@@ -13,6 +13,7 @@ pub const MAP_FILE: &str = ".windup/sitemap.json";
 
 /// Why the map could not be read or written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MapFileError {
     #[error(transparent)]
     Map(#[from] SiteMapError),

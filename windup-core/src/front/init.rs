@@ -49,6 +49,7 @@ impl std::fmt::Display for Change {
 }
 
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum InitError {
     #[error("{path} not found: run `cargo windup init` in the root of a crate", path = .0.display())]
     NotACrate(PathBuf),

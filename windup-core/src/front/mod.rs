@@ -3,4 +3,6 @@
 
 pub mod harness;
 pub mod init;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;

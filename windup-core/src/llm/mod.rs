@@ -81,6 +81,7 @@ impl Image {
 impl Image {
     /// A screenshot made fit to send: scaled down, its proportions kept, so that no side is
     /// over [`MAX_IMAGE_SIDE`]; as it was when it fits already. An error when it is no image.
+    #[cfg(feature = "images")]
     pub fn screenshot(png: Vec<u8>) -> Result<Image, String> {
         let picture = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
             .map_err(|err| format!("the screenshot is not a PNG: {err}"))?;
@@ -99,6 +100,24 @@ impl Image {
         Ok(Image {
             png: out.into_inner(),
         })
+    }
+}
+
+impl Image {
+    /// A screenshot that fits already, as it was; without the `images` feature one over
+    /// [`MAX_IMAGE_SIDE`] cannot be scaled, and is not sent.
+    #[cfg(not(feature = "images"))]
+    pub fn screenshot(png: Vec<u8>) -> Result<Image, String> {
+        let (width, height) = crate::model::png::dimensions(&png)
+            .ok_or_else(|| "the screenshot is not a PNG".to_owned())?;
+        if width <= MAX_IMAGE_SIDE && height <= MAX_IMAGE_SIDE {
+            Ok(Image { png })
+        } else {
+            Err(format!(
+                "the screenshot is {width}×{height}, over {MAX_IMAGE_SIDE} pixels a side, and \
+                 scaling it needs Windup's `images` feature"
+            ))
+        }
     }
 }
 
@@ -173,6 +192,7 @@ pub trait LlmClient: Send + Sync {
 /// Why a call gave no answer. Messages name the provider, what happened and what to do; they
 /// never carry a key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LlmError {
     #[error("{provider}: the API key is missing: set the environment variable {variable}")]
     MissingKey { provider: String, variable: String },

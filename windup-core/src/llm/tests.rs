@@ -294,3 +294,27 @@ fn providers_keep_their_names() {
     assert_eq!(Provider::OpenAi.default_key_env(), Some("OPENAI_API_KEY"));
     assert_eq!(Provider::OpenAiCompatible.default_model(), None);
 }
+
+/// A PNG's first bytes, as far as its header: enough for what is read without `images`.
+#[cfg(not(feature = "images"))]
+fn png_header(width: u32, height: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend(width.to_be_bytes());
+    png.extend(height.to_be_bytes());
+    png.extend([8, 2, 0, 0, 0]);
+    png
+}
+
+#[test]
+#[cfg(not(feature = "images"))]
+fn without_images_a_screenshot_that_fits_is_sent_and_a_larger_one_is_not() {
+    let fits = png_header(800, 600);
+    assert_eq!(Image::screenshot(fits.clone()).unwrap().png, fits);
+    let err = Image::screenshot(png_header(1440, 1000)).unwrap_err();
+    assert!(
+        err.contains("1440×1000") && err.contains("`images` feature"),
+        "{err}"
+    );
+    let err = Image::screenshot(b"<html>".to_vec()).unwrap_err();
+    assert!(err.starts_with("the screenshot is not a PNG"), "{err}");
+}

@@ -5,6 +5,7 @@ pub mod excerpt;
 pub mod invariant;
 pub(crate) mod located;
 pub mod plan;
+pub mod png;
 pub mod scenario;
 pub mod secret;
 pub mod sitemap;

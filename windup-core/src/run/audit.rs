@@ -44,6 +44,7 @@ pub fn carries_credentials(target: &url::Url) -> bool {
 
 /// Why an audit could not run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuditError {
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     Invariants(Vec<InvariantError>),

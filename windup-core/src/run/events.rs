@@ -24,6 +24,7 @@ use crate::run::outcome::ScenarioResult;
 /// model's summary, and the leak scan's findings, which read what the reporters wrote.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RunEvent {
     SuiteStarted {
         /// The suite's name: the project directory's name.
@@ -190,6 +191,7 @@ pub enum RunEvent {
 /// Where a scenario's plan comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "source", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PlanChoice {
     /// The active plan in the plan cache.
     Cache,

@@ -16,6 +16,7 @@ use crate::model::scenario::Scenario;
 /// Why a scenario failed, in classes the CLI maps to exit codes and the ledger records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FailureClass {
     /// A step did not do what it should: the site or the scenario is wrong.
     Step,
@@ -51,6 +52,7 @@ impl std::fmt::Display for FailureClass {
 
 /// Why a scenario failed. Its text says the file, the step, what happened and what to do.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Failure {
     /// A step failed, replaying or while planning ran it.
     #[error("{}", at.explain(failure))]
@@ -100,6 +102,7 @@ pub enum Failure {
 
 /// What a scenario's run stands on and could not do.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SetupError {
     #[error(transparent)]
     Browser(#[from] BrowserError),

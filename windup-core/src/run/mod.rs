@@ -2,6 +2,8 @@
 //! [`events`] it tells and the [`report`]ers and report files that show them, the [`audit`] as a
 //! run, the [`sitemap`] as runs see it, and the [`bench`](mod@bench).
 
+#[cfg(feature = "audit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 pub mod audit;
 pub mod bench;
 pub mod events;

@@ -42,6 +42,7 @@ use crate::run::sitemap::recorder::SiteMapRecorder;
 
 /// Why a suite could not run at all.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SuiteError {
     #[error(
         "cannot read the scenarios directory {}: {source}; create it, or set `scenarios` in \

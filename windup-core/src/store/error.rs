@@ -6,6 +6,7 @@ use rusqlite::ErrorCode;
 /// Why the audit store could not answer. Every message names the store's file and says what
 /// to do next.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// The store's directory or file cannot be created or opened.
     #[error(

@@ -218,6 +218,7 @@ impl Deny {
 /// The audit's phases, as the design names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Phase {
     Explore,
     Hypothesize,
@@ -239,6 +240,7 @@ impl Phase {
 /// Where an invariant stands in the audit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum InvariantStatus {
     /// Gathered; nothing has broken it.
     Unbroken,

@@ -63,7 +63,9 @@ pub(super) struct Frames {
 }
 
 impl Frames {
+    #[cfg(feature = "images")]
     const WIDTH: u32 = 800;
+    #[cfg(feature = "images")]
     const QUALITY: u8 = 70;
 
     pub(super) fn new(every: Option<std::time::Duration>) -> Self {
@@ -88,6 +90,7 @@ impl Frames {
     }
 
     /// The page as a small JPEG.
+    #[cfg(feature = "images")]
     fn encode(png: &[u8]) -> Option<Vec<u8>> {
         let picture = image::load_from_memory_with_format(png, image::ImageFormat::Png).ok()?;
         let picture = if picture.width() > Self::WIDTH {
@@ -100,6 +103,12 @@ impl Frames {
         let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, Self::QUALITY);
         rgb.write_with_encoder(encoder).ok()?;
         Some(out)
+    }
+
+    /// Without the `images` feature there are no live frames: nothing can scale them.
+    #[cfg(not(feature = "images"))]
+    fn encode(_png: &[u8]) -> Option<Vec<u8>> {
+        None
     }
 }
 

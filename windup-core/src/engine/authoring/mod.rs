@@ -62,6 +62,7 @@ pub struct Authored {
 
 /// Why nothing was written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthorError {
     #[error("the instruction is empty: say what the scenario should do")]
     Empty,

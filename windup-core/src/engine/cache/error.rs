@@ -4,6 +4,7 @@ use std::time::Duration;
 /// Why the plan cache could not answer. Every message names the store's directory and says
 /// what to do next.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CacheError {
     /// Other processes kept the store locked for longer than the lock wait.
     #[error(

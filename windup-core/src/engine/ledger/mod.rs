@@ -299,6 +299,7 @@ pub fn new_run_id() -> String {
 }
 
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LedgerError {
     #[error("cannot {action} the ledger {path}: {source}", path = .path.display())]
     Io {

@@ -75,6 +75,7 @@ pub struct Scan {
 
 /// Why there was nothing to scan.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ScanError {
     #[error(
         "{} apps found under {}: {}; scan one at a time with --app PATH",

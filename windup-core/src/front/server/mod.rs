@@ -102,6 +102,7 @@ impl ServeOptions {
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     #[error(
         "refusing to serve on {bind} without a token: off loopback, anyone who reaches the port \

@@ -6,6 +6,7 @@ use super::ActionKind;
 
 /// A plan that could not be read, or that breaks the schema or a semantic rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PlanError {
     /// The text is not JSON at all.
     #[error(

@@ -180,6 +180,7 @@ impl Default for SiteMap {
 
 /// Why a map's text cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SiteMapError {
     #[error("{what} is not a site map: {detail}; delete it and the next run writes a new one")]
     Unreadable { what: String, detail: String },

@@ -52,6 +52,7 @@ pub const CALLS_NEEDED: usize = GENERATIONS + 1;
 /// Why a bench could not be made. Criteria that are not met are no error: they are in the
 /// [`BenchReport`].
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BenchError {
     /// No such scenario, one that does not load, nothing to plan it with, a price file or a
     /// model client that cannot be used, a scratch directory that cannot be made.

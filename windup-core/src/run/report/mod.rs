@@ -24,6 +24,8 @@ use crate::run::events::{Reporter, RunEvent, Totals};
 use crate::run::outcome::{Outcome, ScenarioResult};
 
 mod actions;
+#[cfg(feature = "audit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 pub mod audit_view;
 mod html;
 mod junit;
@@ -32,6 +34,7 @@ mod terminal;
 mod tests;
 mod thumbnail;
 
+#[cfg(feature = "audit")]
 pub use audit_view::AuditView;
 pub use html::html;
 pub use junit::junit;

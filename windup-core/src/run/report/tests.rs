@@ -229,6 +229,7 @@ fn html_lists_failures_first() {
 }
 
 #[test]
+#[cfg(feature = "images")]
 fn html_inlines_screenshots_and_notes_missing_ones() {
     let dir = tempfile::tempdir().unwrap();
     write_shots(dir.path());
@@ -289,6 +290,7 @@ fn write_shots(dir: &Path) {
 
 /// Screenshots of the demo shop as the runner takes them (1280 × 900): the busy catalogue, a
 /// product page and the empty cart.
+#[cfg(feature = "images")]
 const SHOTS: [&str; 3] = ["products.png", "product.png", "cart.png"];
 
 fn shot(name: &str) -> PathBuf {
@@ -507,6 +509,7 @@ fn html_shows_the_start_time_as_people_read_it() {
 }
 
 #[test]
+#[cfg(feature = "images")]
 fn a_filmstrip_frame_is_a_small_jpeg_and_a_failure_screenshot_stays_as_taken() {
     let path = shot("products.png");
     let png = std::fs::read(&path).unwrap();
@@ -573,6 +576,7 @@ fn a_screenshot_that_does_not_decode_shows_as_text() {
     assert_eq!(page.matches("<img ").count(), 1, "{page}");
 }
 
+#[cfg(feature = "images")]
 /// What a report of `actions` actions weighs: 10 per scenario, each after one of the shop's
 /// screenshots in turn, one scenario in ten failed with its screenshot full size.
 fn weigh(actions: usize) -> (usize, usize) {
@@ -630,6 +634,7 @@ fn weigh(actions: usize) -> (usize, usize) {
 }
 
 #[test]
+#[cfg(feature = "images")]
 fn a_report_of_a_thousand_actions_stays_small_enough_to_open() {
     for (actions, bound) in [(100, 1_500 * 1024), (1_000, 15 * 1024 * 1024)] {
         let (weight, as_png) = weigh(actions);
@@ -642,4 +647,32 @@ fn a_report_of_a_thousand_actions_stays_small_enough_to_open() {
         // Full-size PNG frames would weigh over five times as much.
         assert!(as_png > 5 * weight, "{as_png} against {weight}");
     }
+}
+
+#[test]
+#[cfg(not(feature = "images"))]
+fn without_images_a_frame_is_inlined_as_it_was_taken() {
+    let path = shot("cart.png");
+    let taken = std::fs::read(&path).unwrap();
+    let Picture::Inline {
+        mime,
+        data,
+        width,
+        height,
+    } = thumbnail::thumbnail(&path).unwrap()
+    else {
+        panic!("the shop's screenshot inlines");
+    };
+    assert_eq!((mime, width, height), ("image/png", 1280, 900));
+    assert_eq!(data, taken);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cut.png"), b"\x89PNG\r\n\x1a\n cut short").unwrap();
+    assert!(matches!(
+        thumbnail::thumbnail(&dir.path().join("cut.png")).unwrap(),
+        Picture::Undecodable(_)
+    ));
+    assert_eq!(
+        thumbnail::thumbnail(&dir.path().join("gone.png")).unwrap(),
+        Picture::Missing
+    );
 }

@@ -7,16 +7,23 @@
 //! count, not how busy the page is.
 
 use std::collections::HashMap;
-use std::io::{self, Cursor};
+use std::io;
+#[cfg(feature = "images")]
+use std::io::Cursor;
 use std::path::Path;
 
+#[cfg(feature = "images")]
 use image::codecs::jpeg::JpegEncoder;
+#[cfg(feature = "images")]
 use image::{DynamicImage, ImageReader};
 
 /// A thumbnail's bounds: twice the filmstrip's 180 CSS pixels, about, for high-density screens.
+#[cfg(feature = "images")]
 pub(super) const MAX_WIDTH: u32 = 320;
+#[cfg(feature = "images")]
 const MAX_HEIGHT: u32 = 400;
 /// Enough for a page's layout and its larger text; the full-size image is the failure's.
+#[cfg(feature = "images")]
 const QUALITY: u8 = 75;
 
 /// A screenshot as the report shows it.
@@ -65,6 +72,7 @@ pub(super) fn thumbnails<'a>(paths: &[&'a Path]) -> io::Result<HashMap<&'a Path,
 }
 
 /// A screenshot scaled down to fit the thumbnail's bounds, as a JPEG.
+#[cfg(feature = "images")]
 pub(super) fn thumbnail(path: &Path) -> io::Result<Picture> {
     let Some(bytes) = read(path)? else {
         return Ok(Picture::Missing);
@@ -92,7 +100,15 @@ pub(super) fn thumbnail(path: &Path) -> io::Result<Picture> {
     })
 }
 
+/// Without the `images` feature a frame is inlined as it was taken: the report is heavier, and
+/// the same to look at.
+#[cfg(not(feature = "images"))]
+pub(super) fn thumbnail(path: &Path) -> io::Result<Picture> {
+    full_size(path)
+}
+
 /// A screenshot as it was taken, once it is known to decode.
+#[cfg(feature = "images")]
 pub(super) fn full_size(path: &Path) -> io::Result<Picture> {
     let Some(bytes) = read(path)? else {
         return Ok(Picture::Missing);
@@ -110,6 +126,24 @@ pub(super) fn full_size(path: &Path) -> io::Result<Picture> {
             data: bytes,
         }),
         Err(err) => Ok(Picture::Undecodable(err.to_string())),
+    }
+}
+
+/// A screenshot as it was taken, once its header says it is a PNG (without the `images` feature
+/// nothing decodes it; WebDriver's screenshots are PNGs).
+#[cfg(not(feature = "images"))]
+pub(super) fn full_size(path: &Path) -> io::Result<Picture> {
+    let Some(bytes) = read(path)? else {
+        return Ok(Picture::Missing);
+    };
+    match crate::model::png::dimensions(&bytes) {
+        Some((width, height)) => Ok(Picture::Inline {
+            mime: "image/png",
+            width,
+            height,
+            data: bytes,
+        }),
+        None => Ok(Picture::Undecodable("not a PNG image".to_owned())),
     }
 }
 

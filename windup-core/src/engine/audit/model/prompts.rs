@@ -254,6 +254,7 @@ mod tests {
     }
 
     /// A PNG of `width` × `height` white pixels.
+    #[cfg(feature = "images")]
     fn png(width: u32, height: u32) -> Vec<u8> {
         let picture = image::RgbImage::from_pixel(width, height, image::Rgb([255, 255, 255]));
         let mut out = std::io::Cursor::new(Vec::new());
@@ -262,6 +263,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "images")]
     fn the_rules_prompt_shows_the_screenshots_taken_and_says_which_were_withheld() {
         let digest = cart();
         let taken = Screenshot::Taken(Image::screenshot(png(1440, 1000)).unwrap());
@@ -301,6 +303,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "images")]
     fn a_screenshot_that_fits_is_sent_as_taken_and_one_that_is_no_png_is_refused() {
         let small = png(800, 600);
         assert_eq!(Image::screenshot(small.clone()).unwrap().png, small);
