@@ -101,7 +101,7 @@ async fn shop() {
     .expect("the shop starts");
     let dir = tempfile::tempdir().expect("a directory");
     let (timeline, reporter) = recorder();
-    let invariants = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop/invariants");
+    let invariants = Path::new(env!("CARGO_MANIFEST_DIR")).join("cargo-windup/shop/invariants");
     let finished = AuditRun::new(
         settings(dir.path(), true),
         shop.url().parse().expect("a URL"),

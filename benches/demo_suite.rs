@@ -1,5 +1,5 @@
 //! Wall time of the demo suite (every scenario under scenarios/ that is not ignored) against
-//! examples/shop, with 1 and with 2 browser workers. Each round starts a fresh browser, so the
+//! cargo-windup/shop, with 1 and with 2 browser workers. Each round starts a fresh browser, so the
 //! figures include opening sessions, as a `cargo windup demo` run does.
 //!
 //! `cargo bench --bench demo_suite` (WINDUP_BENCH_RUNS sets the rounds per worker count).

@@ -1,5 +1,5 @@
 //! Replay time of the checkout plan on a warm session, next to the same flow written by hand as
-//! direct fantoccini calls. Both run interleaved against examples/shop, each on its own warm
+//! direct fantoccini calls. Both run interleaved against cargo-windup/shop, each on its own warm
 //! session of the same chromedriver opened with the same capabilities, and each session is reset
 //! (not timed) before each run.
 //!

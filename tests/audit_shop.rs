@@ -5,7 +5,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 use common::Project;
@@ -42,11 +41,16 @@ async fn shop(bugs: BugSet) -> windup_shop::RunningShop {
     .unwrap()
 }
 
+/// The shop's invariants as `cargo windup demo --audit` reads them: built into the shop, written
+/// to a folder of the project's own.
 async fn audit(project: &Project, url: &str) -> AuditFinished {
+    let invariants = project.root().join(".windup/demo-invariants");
+    std::fs::create_dir_all(&invariants).unwrap();
+    std::fs::write(invariants.join("shop.yaml"), windup_shop::INVARIANTS).unwrap();
     AuditRun::new(settings(project, false), url.parse().unwrap())
         .seed(1)
         .budget(budget())
-        .invariants_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shop/invariants"))
+        .invariants_dir(invariants)
         .account("demo")
         .run()
         .await

@@ -1,4 +1,4 @@
-//! Hand-written plans run in real Chromium against examples/shop: the whole checkout, every
+//! Hand-written plans run in real Chromium against cargo-windup/shop: the whole checkout, every
 //! postcondition kind passing and failing, late elements, overlays, disabled buttons, hidden
 //! duplicates, and the evidence a failure leaves.
 

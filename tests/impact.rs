@@ -33,7 +33,7 @@ fn repository() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shop = repo.join("examples/shop");
+    let shop = repo.join("cargo-windup/shop");
     std::fs::create_dir_all(root.join("shop/src")).unwrap();
     std::fs::copy(shop.join("Cargo.toml"), root.join("shop/Cargo.toml")).unwrap();
     for entry in std::fs::read_dir(shop.join("src")).unwrap().flatten() {

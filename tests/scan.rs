@@ -34,7 +34,7 @@ fn fn_lines(file: &Path, name: &str) -> [u32; 2] {
 #[test]
 fn the_shops_scan_gives_exactly_its_pages_each_with_its_handler() {
     let shop = ScanOptions {
-        app: Some("examples/shop".into()),
+        app: Some("cargo-windup/shop".into()),
     };
     let found = scan(&repo(), &shop).unwrap();
     let patterns: Vec<&str> = found.routes.iter().map(|r| r.pattern.as_str()).collect();
@@ -59,15 +59,15 @@ fn the_shops_scan_gives_exactly_its_pages_each_with_its_handler() {
         .iter()
         .find(|r| r.pattern == "/orders/:id")
         .unwrap();
-    assert_eq!(order.file, "examples/shop/src/orders.rs");
-    let orders_rs = repo().join("examples/shop/src/orders.rs");
+    assert_eq!(order.file, "cargo-windup/shop/src/orders.rs");
+    let orders_rs = repo().join("cargo-windup/shop/src/orders.rs");
     assert_eq!(order.lines, Some(fn_lines(&orders_rs, "show")));
     let login = found.routes.iter().find(|r| r.pattern == "/login").unwrap();
-    let account_rs = repo().join("examples/shop/src/account.rs");
+    let account_rs = repo().join("cargo-windup/shop/src/account.rs");
     assert_eq!(
         (login.file.as_str(), login.lines),
         (
-            "examples/shop/src/account.rs",
+            "cargo-windup/shop/src/account.rs",
             Some(fn_lines(&account_rs, "login_page"))
         ),
         "the GET handler of get(…).post(…)"
@@ -111,7 +111,7 @@ fn a_repository_of_several_apps_is_reported_and_scanned_one_at_a_time() {
     let ScanError::Monorepo { apps, .. } = &err else {
         panic!("{err}");
     };
-    for app in ["examples/shop", "examples/todo"] {
+    for app in ["cargo-windup/shop", "examples/todo"] {
         assert!(apps.contains(&PathBuf::from(app)), "{apps:?}");
     }
     assert!(

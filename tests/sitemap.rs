@@ -89,7 +89,7 @@ fn scanned_after(project: &Project, visited: &BTreeSet<String>) {
     use windup_core::engine::scan::{ScanOptions, scan};
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let shop = ScanOptions {
-        app: Some("examples/shop".into()),
+        app: Some("cargo-windup/shop".into()),
     };
     let found = scan(repo, &shop).unwrap();
     let map = MapFile::of(project.root())

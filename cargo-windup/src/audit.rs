@@ -290,15 +290,13 @@ fn show(id: &str) -> Result<(), CliError> {
 pub(crate) async fn demo(suite: &SuiteArgs, yes: bool) -> Result<(), CliError> {
     let mut settings = project_settings(suite)?;
     crate::ensure_browser(&settings, yes)?;
-    let invariants = settings.root.join("examples/shop/invariants");
-    if !invariants.is_dir() {
-        return Err(usage(format!(
-            "no {}: run the demo from the root of the Windup repository",
-            invariants.display()
-        )));
-    }
     with_demo_account(&mut settings);
     let emit = settings.root.join(".windup/demo-audit");
+    // The shop's invariants are built into it; the audit reads them from a folder of its own.
+    let invariants = settings.root.join(".windup/demo-invariants");
+    std::fs::create_dir_all(&invariants)
+        .and_then(|()| std::fs::write(invariants.join("shop.yaml"), windup_shop::INVARIANTS))
+        .map_err(|e| usage(format!("cannot write {}: {e}", invariants.display())))?;
     let shop = windup_shop::spawn(windup_shop::ShopOptions {
         bugs: windup_shop::BugSet::all(),
         ..Default::default()

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// How deep under the root apps are looked for (`apps/web`, `examples/shop`, `packages/x/y`).
+/// How deep under the root apps are looked for (`apps/web`, `cargo-windup/shop`, `packages/x/y`).
 const DEPTH: usize = 4;
 
 /// An app, by its directory relative to the root.

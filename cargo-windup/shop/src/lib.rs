@@ -31,6 +31,10 @@ pub use bugs::{Bug, BugSet, ParseBugError};
 pub use markup::{Markup, ParseMarkupError};
 pub use store::{DEMO_EMAIL, DEMO_PASSWORD};
 
+/// The shop's own invariants (`invariants/shop.yaml`): what it must never do, as an audit reads
+/// them. Built in, so that `cargo windup demo --audit` needs no checkout of this repository.
+pub const INVARIANTS: &str = include_str!("../invariants/shop.yaml");
+
 use html::Header;
 use markup::Names;
 use store::{Session, Store};
