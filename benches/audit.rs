@@ -53,13 +53,11 @@ async fn walks() {
         .await
         .expect("the to-do app starts");
     let dir = tempfile::tempdir().expect("a directory");
-    let budget = Budget {
-        pages: 1,
-        walks: Some(6),
-        walk_length: 20,
-        time: Duration::from_secs(600),
-        ..Budget::default()
-    };
+    let mut budget = Budget::default();
+    budget.pages = 1;
+    budget.walks = Some(6);
+    budget.walk_length = 20;
+    budget.time = Duration::from_secs(600);
     let (timeline, reporter) = recorder();
     let invariants = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/todo/invariants");
     AuditRun::new(

@@ -30,11 +30,10 @@ async fn todo(bugs: &str) -> windup_todo::RunningTodo {
 
 /// A budget counted in actions, not time, so a busy machine audits the same as an idle one.
 fn budget(walks: usize) -> Budget {
-    Budget {
-        time: Duration::from_secs(900),
-        walks: Some(walks),
-        ..Budget::default()
-    }
+    let mut budget = Budget::default();
+    budget.time = Duration::from_secs(900);
+    budget.walks = Some(walks);
+    budget
 }
 
 async fn audit_todo(project: &Project, url: &str, seed: u64, budget: Budget) -> AuditFinished {
@@ -170,10 +169,11 @@ async fn the_correct_todo_app_has_no_findings() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_seed_makes_the_same_findings() {
-    let small = Budget {
-        walks: Some(2),
-        walk_length: 10,
-        ..budget(2)
+    let small = {
+        let mut budget = budget(2);
+        budget.walks = Some(2);
+        budget.walk_length = 10;
+        budget
     };
     let mut runs = Vec::new();
     for _ in 0..2 {

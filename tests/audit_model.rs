@@ -21,13 +21,12 @@ use windup_shop::BugSet;
 
 /// A small audit: a few page states, no random walk; it is stopped once it has a finding.
 fn budget() -> Budget {
-    Budget {
-        time: Duration::from_secs(900),
-        pages: 6,
-        walks: Some(0),
-        shrink_runs: 4,
-        ..Budget::default()
-    }
+    let mut budget = Budget::default();
+    budget.time = Duration::from_secs(900);
+    budget.pages = 6;
+    budget.walks = Some(0);
+    budget.shrink_runs = 4;
+    budget
 }
 
 fn settings(project: &Project, wire: Wire, fake: &FakeProvider, ci: bool) -> Settings {
@@ -373,9 +372,10 @@ async fn the_usd_budget_stops_the_audit_before_a_call_that_could_exceed_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_time_budget_stops_the_audit_before_a_call_that_could_outlast_it() {
     // Each call may take ten minutes, and the audit has two in all.
-    let short = Budget {
-        time: Duration::from_secs(120),
-        ..budget()
+    let short = {
+        let mut budget = budget();
+        budget.time = Duration::from_secs(120);
+        budget
     };
     stopped_before_any_call("timeout_ms = 600000\n", short, "give the audit more time").await;
 }

@@ -16,12 +16,11 @@ use windup_core::store::{AuditStore, RunStatus};
 
 /// A small budget counted in actions.
 fn small() -> Budget {
-    Budget {
-        time: Duration::from_secs(300),
-        walks: Some(2),
-        walk_length: 8,
-        ..Budget::default()
-    }
+    let mut budget = Budget::default();
+    budget.time = Duration::from_secs(300);
+    budget.walks = Some(2);
+    budget.walk_length = 8;
+    budget
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

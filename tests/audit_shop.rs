@@ -19,11 +19,10 @@ use windup_shop::BugSet;
 /// A budget counted in actions, not time, so a busy machine audits the same as an idle one;
 /// one random walk (the to-do app's tests hold the walks to account).
 fn budget() -> Budget {
-    Budget {
-        time: Duration::from_secs(900),
-        walks: Some(1),
-        ..Budget::default()
-    }
+    let mut budget = Budget::default();
+    budget.time = Duration::from_secs(900);
+    budget.walks = Some(1);
+    budget
 }
 
 /// The project's settings with the shop's public demo account as `[accounts.demo]`.

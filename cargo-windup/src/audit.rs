@@ -162,13 +162,11 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
     };
     let settings = project_settings(&suite)?;
     let defaults = Budget::default();
-    let budget = Budget {
-        steps: args.steps.unwrap_or(defaults.steps),
-        time: args.time.unwrap_or(defaults.time),
-        walks: args.walks.or(defaults.walks),
-        walk_length: args.walk_length.unwrap_or(defaults.walk_length),
-        ..defaults
-    };
+    let mut budget = defaults;
+    budget.steps = args.steps.unwrap_or(defaults.steps);
+    budget.time = args.time.unwrap_or(defaults.time);
+    budget.walks = args.walks.or(defaults.walks);
+    budget.walk_length = args.walk_length.unwrap_or(defaults.walk_length);
     let invariants = args.invariants.or_else(|| {
         let dir = settings.root.join("invariants");
         dir.is_dir().then_some(dir)

@@ -180,11 +180,9 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
             return trial;
         }
     };
-    let budget = Budget {
-        time: plan.time,
-        steps: plan.steps.unwrap_or(100_000),
-        ..Budget::default()
-    };
+    let mut budget = Budget::default();
+    budget.time = plan.time;
+    budget.steps = plan.steps.unwrap_or(100_000);
     let wanted: BTreeSet<String> = app.bugs.iter().map(|b| b.invariant.clone()).collect();
     let seen = Arc::new(Mutex::new(BTreeSet::<String>::new()));
     let audit = AuditRun::new(settings, target)

@@ -70,6 +70,7 @@ pub struct AuditConfig {
 
 /// How much an audit may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Budget {
     /// Browser actions in all, replays and shrinking included.
     pub steps: usize,
