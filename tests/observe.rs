@@ -22,7 +22,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use url::Url;
-use windup_core::browser::{BrowserError, BrowserKind};
+use windup_core::browser::{BrowserError, BrowserKind, Protocol};
 use windup_core::engine::executor::{FailureCause, NoValues};
 use windup_core::engine::planner::OfflinePlanner;
 use windup_core::engine::verifier::{self, Baseline};
@@ -364,9 +364,14 @@ impl Rig {
     }
 
     async fn start_in(kind: BrowserKind) -> Rig {
+        Rig::start_speaking(kind, common::browser_config().protocol).await
+    }
+
+    async fn start_speaking(kind: BrowserKind, protocol: Protocol) -> Rig {
         let site = Site::start().await;
         let config = BrowserConfig {
             kind,
+            protocol,
             ..common::browser_config()
         };
         let browser = Browser::launch(config)
@@ -943,6 +948,68 @@ fn orders_plan(start: &str) -> Plan {
             ]}
         ]),
     )
+}
+
+/// Over WebDriver BiDi, in each browser: the observer runs as a preload script, so an error
+/// thrown while a page loads is seen in Firefox too (which has no DevTools to install it with
+/// under Classic); and what the page does reaches the session as events pushed on the socket,
+/// with no script sent to the page to ask.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_bidi_errors_during_load_are_seen_and_events_are_pushed_in_each_browser() {
+    for kind in common::browsers() {
+        let rig = Rig::start_speaking(kind, Protocol::Bidi).await;
+        assert_eq!(rig.session.protocol(), Protocol::Bidi, "{kind}");
+        rig.session
+            .watch_page_events()
+            .await
+            .expect("watching starts");
+        rig.open("/load-error.html").await;
+        rig.until(Postcondition::ElementVisible {
+            frames: vec![],
+            selector: "html[data-fetched=yes][data-loaded=yes]".into(),
+        })
+        .await;
+        let seen = rig.observe(&[]).await;
+        assert_eq!(seen.events.errors.len(), 1, "{kind}: {:?}", seen.events);
+        assert!(
+            seen.events.errors[0].contains("missing is not defined"),
+            "{kind}: {:?}",
+            seen.events
+        );
+
+        let (sent, _) = rig.session.bidi_traffic().expect("a BiDi session");
+        let heard = rig.session.heard_page_events().expect("a BiDi session");
+        assert_eq!(
+            rig.session.bidi_traffic().expect("a BiDi session").0,
+            sent,
+            "{kind}: hearing what was pushed sends nothing"
+        );
+        assert!(
+            heard
+                .errors
+                .iter()
+                .any(|e| e.contains("missing is not defined")),
+            "{kind}: the exception, pushed: {heard:?}"
+        );
+        let fail = rig.site.at("/api/fail");
+        assert!(
+            heard
+                .failed_requests
+                .iter()
+                .any(|r| r.url == fail && r.status == 500),
+            "{kind}: the failed fetch, pushed: {heard:?}"
+        );
+        assert_eq!(
+            rig.session.heard_page_events(),
+            Some(PageEvents::default()),
+            "{kind}: each event is heard once"
+        );
+        rig.session
+            .unwatch_page_events()
+            .await
+            .expect("the preload script goes");
+        rig.close().await;
+    }
 }
 
 #[tokio::test]

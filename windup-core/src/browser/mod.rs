@@ -3,6 +3,7 @@
 //! between browsers lives in one backend per [`BrowserKind`].
 
 mod backend;
+mod bidi;
 mod chromium;
 mod digest;
 mod driver;
@@ -22,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub use backend::{BrowserKind, Capabilities, Names};
+pub use bidi::Protocol;
 pub use digest::{Control, FormInfo, PageDigest};
 pub use keys::Key;
 pub use observe::QUIET_LOOKS;
@@ -68,6 +70,8 @@ pub struct BrowserConfig {
     pub firefox_binary: Option<PathBuf>,
     /// How long the driver may take to start.
     pub startup_timeout: Duration,
+    /// Which protocol sessions speak (docs/browsers.md#webdriver-bidi).
+    pub protocol: Protocol,
 }
 
 impl Default for BrowserConfig {
@@ -83,6 +87,7 @@ impl Default for BrowserConfig {
             geckodriver: None,
             firefox_binary: None,
             startup_timeout: Duration::from_secs(20),
+            protocol: Protocol::default(),
         }
     }
 }
@@ -321,7 +326,10 @@ impl Browser {
                 path: self.scratch.path().to_owned(),
                 source,
             })?;
-        let capabilities = self.session_capabilities(Some(profile.path()));
+        let mut capabilities = self.session_capabilities(Some(profile.path()));
+        if self.config.protocol != Protocol::Classic {
+            capabilities.insert("webSocketUrl".into(), json!(true));
+        }
         // A driver that serves one session gets a new one per session; the first stays free
         // for an embedder's own session on `webdriver_url`.
         let own_driver = match &self.driver {
@@ -346,8 +354,16 @@ impl Browser {
                 },
                 help: self.config.kind.backend().session_help(),
             })?;
+        let bidi = match self.open_bidi(&client, url).await {
+            Ok(bidi) => bidi,
+            Err(err) => {
+                let _ = client.close().await;
+                return Err(err);
+            }
+        };
         Ok(Session {
             client,
+            bidi,
             driver: own_driver,
             visited: Default::default(),
             kind: self.config.kind,
@@ -357,6 +373,43 @@ impl Browser {
             seen: Default::default(),
             _profile: profile,
         })
+    }
+
+    /// The session's BiDi socket, as the configured protocol asks: none for Classic; for `auto`,
+    /// the one the driver offers, if it offers one and it opens; for `bidi`, that one or an error.
+    async fn open_bidi(
+        &self,
+        client: &fantoccini::Client,
+        url: &str,
+    ) -> Result<Option<bidi::Channel>, BrowserError> {
+        let protocol = self.config.protocol;
+        if protocol == Protocol::Classic {
+            return Ok(None);
+        }
+        let offered = client
+            .capabilities()
+            .and_then(|caps| caps.get("webSocketUrl"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let refused = |reason: String| BrowserError::SessionStart {
+            url: url.to_owned(),
+            reason,
+            help: "set `protocol = \"auto\"` under [browser] (or WINDUP_PROTOCOL=auto) to fall \
+                   back to WebDriver Classic where BiDi is missing",
+        };
+        match (offered, protocol) {
+            (Some(socket), _) => match bidi::Channel::open(&socket).await {
+                Ok(channel) => Ok(Some(channel)),
+                Err(_) if protocol == Protocol::Auto => Ok(None),
+                Err(err) => Err(refused(format!("its BiDi socket did not open: {err}"))),
+            },
+            (None, Protocol::Bidi) => Err(refused(
+                "the driver offers no BiDi socket (no `webSocketUrl` among the session's \
+                 capabilities)"
+                    .to_owned(),
+            )),
+            (None, _) => Ok(None),
+        }
     }
 
     /// The backend's capabilities, and the standard ones every session gets.
@@ -390,6 +443,8 @@ async fn start_driver(
 #[derive(Debug)]
 pub struct Session {
     client: fantoccini::Client,
+    /// The session's BiDi socket, when it speaks BiDi (docs/browsers.md#webdriver-bidi).
+    bidi: Option<bidi::Channel>,
     /// Origins this session has visited since its last reset, whose storage reset clears.
     visited: std::sync::Mutex<std::collections::BTreeSet<String>>,
     kind: BrowserKind,
@@ -1045,6 +1100,28 @@ impl Session {
     /// one session (Firefox); `None` when it shares the [`Browser`]'s driver or is remote.
     pub fn driver_process_group(&self) -> Option<u32> {
         self.driver.as_ref().map(DriverProcess::process_group)
+    }
+
+    /// The protocol this session speaks: BiDi when it has the socket, Classic otherwise.
+    pub fn protocol(&self) -> Protocol {
+        if self.bidi.is_some() {
+            Protocol::Bidi
+        } else {
+            Protocol::Classic
+        }
+    }
+
+    /// What the page did since this was last asked, as the BiDi channel heard it pushed:
+    /// console errors, uncaught exceptions and failed requests, with no script sent to the page.
+    /// `None` for a session that speaks Classic.
+    pub fn heard_page_events(&self) -> Option<crate::model::invariant::PageEvents> {
+        self.bidi.as_ref().map(bidi::Channel::take_events)
+    }
+
+    /// The messages the session's BiDi channel carried so far, as (sent, received); `None` under
+    /// Classic.
+    pub fn bidi_traffic(&self) -> Option<(u64, u64)> {
+        self.bidi.as_ref().map(bidi::Channel::traffic)
     }
 
     /// The browser kind this session drives.

@@ -198,10 +198,19 @@ impl Session {
     pub async fn watch_page_events(&self) -> Result<(), BrowserError> {
         self.leave_frames().await?;
         if self.watching().is_none() {
-            let installed = self
-                .backend()
-                .install_init_script(self, &OBSERVER_INIT)
-                .await?;
+            let installed = match &self.bidi {
+                Some(channel) => Some(channel.preload(&OBSERVER_INIT).await.map_err(|e| {
+                    BrowserError::Command {
+                        during: "watch the page's events from each document's start".to_owned(),
+                        reason: e.to_string(),
+                    }
+                })?),
+                None => {
+                    self.backend()
+                        .install_init_script(self, &OBSERVER_INIT)
+                        .await?
+                }
+            };
             *self.watching_lock() = installed;
         }
         self.execute("watch the page's events", &OBSERVER_NOW, vec![])
@@ -216,7 +225,16 @@ impl Session {
         let Some(id) = self.watching() else {
             return Ok(());
         };
-        self.backend().remove_init_script(self, &id).await?;
+        match &self.bidi {
+            Some(channel) => channel
+                .unload(&id)
+                .await
+                .map_err(|e| BrowserError::Command {
+                    during: "stop watching new documents".to_owned(),
+                    reason: e.to_string(),
+                })?,
+            None => self.backend().remove_init_script(self, &id).await?,
+        }
         *self.watching_lock() = None;
         Ok(())
     }

@@ -24,6 +24,7 @@ pub(super) fn read(env: &dyn Fn(&str) -> Option<String>) -> Layer {
             geckodriver: var("WINDUP_GECKODRIVER"),
             firefox: var("WINDUP_FIREFOX"),
             window: None,
+            protocol: var("WINDUP_PROTOCOL"),
         },
         llm: LlmLayer {
             provider: var("WINDUP_LLM"),

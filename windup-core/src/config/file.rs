@@ -43,6 +43,7 @@ struct FileBrowser {
     geckodriver: Option<Spanned<String>>,
     firefox: Option<Spanned<String>>,
     window: Option<Spanned<Vec<i64>>>,
+    protocol: Option<Spanned<String>>,
 }
 
 /// `browser = "firefox"`, the short form, or the `[browser]` table.
@@ -145,6 +146,7 @@ impl File<'_> {
             geckodriver: raw.geckodriver.map(|v| self.sourced(v)),
             firefox: raw.firefox.map(|v| self.sourced(v)),
             window: raw.window.map(|v| self.sourced(v)),
+            protocol: raw.protocol.map(|v| self.sourced(v)),
         }
     }
 
@@ -272,6 +274,7 @@ fn key_hint(key: &str) -> &'static str {
             "write a list of quoted strings, e.g. `[\"a\", \"b\"]`"
         }
         "headless" | "images" => "write `true` or `false` without quotes",
+        "protocol" => "write \"auto\", \"bidi\" or \"classic\"",
         "window" => "write `[width, height]`, e.g. `window = [1280, 900]`",
         _ => "write a quoted string, e.g. `key = \"value\"`",
     }

@@ -38,6 +38,8 @@ pub(super) struct BrowserLayer {
     pub(super) geckodriver: Option<Sourced<String>>,
     pub(super) firefox: Option<Sourced<String>>,
     pub(super) window: Option<Sourced<Vec<i64>>>,
+    /// `protocol = "bidi"`, `WINDUP_PROTOCOL`.
+    pub(super) protocol: Option<Sourced<String>>,
 }
 
 /// `[llm]` and what overrides it.
@@ -102,6 +104,7 @@ impl BrowserLayer {
             geckodriver: self.geckodriver.or(lower.geckodriver),
             firefox: self.firefox.or(lower.firefox),
             window: self.window.or(lower.window),
+            protocol: self.protocol.or(lower.protocol),
         }
     }
 }

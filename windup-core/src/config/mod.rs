@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::browser::{BrowserConfig, BrowserKind};
+use crate::browser::{BrowserConfig, BrowserKind, Protocol};
 use crate::model::secret::SecretValue;
 
 mod env;
@@ -151,6 +151,9 @@ pub struct BrowserSettings {
     pub firefox: Option<PathBuf>,
     /// Width and height in CSS pixels.
     pub window: (u32, u32),
+    /// Which protocol sessions speak: BiDi where the driver offers it (`auto`), BiDi or nothing,
+    /// or Classic alone (docs/browsers.md#webdriver-bidi).
+    pub protocol: Protocol,
 }
 
 impl Default for BrowserSettings {
@@ -164,6 +167,7 @@ impl Default for BrowserSettings {
             geckodriver: None,
             firefox: None,
             window: (1280, 900),
+            protocol: Protocol::default(),
         }
     }
 }
@@ -306,6 +310,7 @@ impl Settings {
             chrome_binary: self.browser.chrome.clone(),
             geckodriver: self.browser.geckodriver.clone(),
             firefox_binary: self.browser.firefox.clone(),
+            protocol: self.browser.protocol,
             ..BrowserConfig::default()
         }
     }

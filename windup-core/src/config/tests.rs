@@ -20,6 +20,7 @@ chrome = "/usr/bin/chromium"
 geckodriver = "/usr/local/bin/geckodriver"
 firefox = "/usr/bin/firefox-esr"
 window = [1440, 1000]
+protocol = "bidi"
 
 [llm]
 provider = "openai"
@@ -122,6 +123,7 @@ fn a_full_file() {
             geckodriver: Some(PathBuf::from("/usr/local/bin/geckodriver")),
             firefox: Some(PathBuf::from("/usr/bin/firefox-esr")),
             window: (1440, 1000),
+            protocol: Protocol::Bidi,
         }
     );
     assert_eq!(
@@ -175,6 +177,24 @@ fn each_env_override() {
             .webdriver_url
             .as_deref(),
         Some("http://other:4444")
+    );
+    assert_eq!(
+        base(&[("WINDUP_PROTOCOL", "classic")]).browser.protocol,
+        Protocol::Classic,
+        "the environment over the file's bidi"
+    );
+    assert_eq!(
+        with_env(None, &[]).unwrap().browser.protocol,
+        Protocol::Classic,
+        "the default"
+    );
+    let err = with_env(None, &[("WINDUP_PROTOCOL", "cdp")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("WINDUP_PROTOCOL: unknown protocol \"cdp\"")
+            && err.contains("use \"auto\", \"bidi\" or \"classic\""),
+        "{err}"
     );
     for (value, headless) in [
         ("1", false),

@@ -11,7 +11,7 @@ use url::Url;
 use super::layer::{BrowserLayer, Layer, LlmLayer, RawAccount};
 use super::origin::{Origin, Sourced, Written};
 use super::{BrowserSettings, ConfigError, Reports, Settings, UpdateMode};
-use crate::browser::BrowserKind;
+use crate::browser::{BrowserKind, Protocol};
 use crate::llm::{LlmLimits, LlmSettings, Provider};
 use crate::model::steps::suggest::closest;
 
@@ -259,6 +259,21 @@ impl Rules<'_> {
                 Some(window) => self.window(window)?,
                 None => defaults.window,
             },
+            protocol: match &layer.protocol {
+                Some(protocol) => self.protocol(protocol)?,
+                None => defaults.protocol,
+            },
+        })
+    }
+
+    /// `protocol = "bidi"`, `WINDUP_PROTOCOL=classic`: which protocol sessions speak.
+    fn protocol(&self, value: &Sourced<String>) -> Checked<Protocol> {
+        value.value.parse().map_err(|why: String| {
+            self.error(
+                &value.origin,
+                why,
+                format!("e.g. {}", value.origin.example("protocol", "\"auto\"")),
+            )
         })
     }
 

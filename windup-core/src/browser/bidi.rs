@@ -1,0 +1,402 @@
+//! WebDriver BiDi: a session's second channel, one WebSocket on which the browser answers
+//! commands and pushes what happens in the page as it happens (W3C WebDriver BiDi). A session
+//! asks for it with the `webSocketUrl` capability; chromedriver, geckodriver and the Selenium
+//! Grid's router answer with the socket's address, and the same session then speaks Classic over
+//! HTTP (fantoccini) and BiDi over the socket.
+//!
+//! This is a small typed client for the few commands and events Windup uses, over
+//! tokio-tungstenite (docs/browsers.md#webdriver-bidi says why not a BiDi crate). Commands are
+//! JSON `{id, method, params}`; an answer carries the same `id`, with `type` `success` or
+//! `error`; an event has `type` `event`, its `method` and `params`. A reader task sends each
+//! answer to the command waiting for it and keeps the events the session subscribed to: console
+//! errors, uncaught exceptions and failed requests, each in the order it happened.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::model::invariant::{FailedRequest, PageEvents};
+
+/// Which protocol a session speaks where both could serve: BiDi's socket where the driver offers
+/// one, or WebDriver Classic's HTTP commands alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Protocol {
+    /// BiDi when the driver offers it, Classic otherwise.
+    Auto,
+    /// BiDi, or the session does not start.
+    Bidi,
+    /// Classic alone: no socket is asked for.
+    #[default]
+    Classic,
+}
+
+impl Protocol {
+    /// The name a setting takes (`protocol = "bidi"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Auto => "auto",
+            Protocol::Bidi => "bidi",
+            Protocol::Classic => "classic",
+        }
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Protocol::Auto),
+            "bidi" => Ok(Protocol::Bidi),
+            "classic" => Ok(Protocol::Classic),
+            other => Err(format!(
+                "unknown protocol {other:?}: use \"auto\", \"bidi\" or \"classic\""
+            )),
+        }
+    }
+}
+
+/// How long a command may wait for its answer before the channel counts as stuck.
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+
+/// The events every session subscribes to.
+const EVENTS: &[&str] = &[
+    "log.entryAdded",
+    "network.responseCompleted",
+    "network.fetchError",
+];
+
+/// A command the channel could not carry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The browser answered with an error: its code and message.
+    Error { error: String, message: String },
+    /// The socket closed, or never answered in time: why.
+    Gone(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Error { error, message } => write!(f, "{error}: {message}"),
+            Refusal::Gone(why) => write!(f, "the BiDi socket is gone: {why}"),
+        }
+    }
+}
+
+type Waiting = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, Refusal>>>>>;
+
+/// The open socket of one session.
+#[derive(Debug)]
+pub(crate) struct Channel {
+    outgoing: mpsc::UnboundedSender<Message>,
+    waiting: Waiting,
+    next_id: AtomicU64,
+    heard: Arc<Mutex<Heard>>,
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+}
+
+/// What the page did, as the events said it, since it was last taken.
+#[derive(Debug, Default)]
+struct Heard {
+    events: PageEvents,
+    /// Commands and events the channel carried: sent, then received.
+    sent: u64,
+    received: u64,
+}
+
+impl Channel {
+    /// Opens the socket at `url` (a session's `webSocketUrl`) and subscribes to the page's
+    /// events.
+    pub(crate) async fn open(url: &str) -> Result<Channel, Refusal> {
+        let (socket, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .map_err(|e| Refusal::Gone(format!("cannot open {url}: {e}")))?;
+        let (mut sink, mut stream) = socket.split();
+        let (outgoing, mut queue) = mpsc::unbounded_channel::<Message>();
+        let writer = tokio::spawn(async move {
+            while let Some(message) = queue.recv().await {
+                if sink.send(message).await.is_err() {
+                    break;
+                }
+            }
+            let _ = sink.close().await;
+        });
+        let waiting: Waiting = Arc::default();
+        let heard: Arc<Mutex<Heard>> = Arc::default();
+        let reader = {
+            let (waiting, heard) = (Arc::clone(&waiting), Arc::clone(&heard));
+            tokio::spawn(async move {
+                let why = loop {
+                    match stream.next().await {
+                        Some(Ok(Message::Text(text))) => dispatch(&text, &waiting, &heard),
+                        Some(Ok(Message::Close(frame))) => {
+                            break format!("closed by the browser ({frame:?})");
+                        }
+                        Some(Ok(_)) => {}
+                        Some(Err(e)) => break e.to_string(),
+                        None => break "closed".to_owned(),
+                    }
+                };
+                let pending: Vec<_> = lock(&waiting).drain().collect();
+                for (_, answer) in pending {
+                    let _ = answer.send(Err(Refusal::Gone(why.clone())));
+                }
+            })
+        };
+        let channel = Channel {
+            outgoing,
+            waiting,
+            next_id: AtomicU64::new(1),
+            heard,
+            reader,
+            writer,
+        };
+        channel
+            .command("session.subscribe", json!({ "events": EVENTS }))
+            .await?;
+        Ok(channel)
+    }
+
+    /// Sends one command and waits for its answer.
+    pub(crate) async fn command(&self, method: &str, params: Value) -> Result<Value, Refusal> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (answer, answered) = oneshot::channel();
+        lock(&self.waiting).insert(id, answer);
+        let message = json!({ "id": id, "method": method, "params": params }).to_string();
+        lock(&self.heard).sent += 1;
+        if self.outgoing.send(Message::text(message)).is_err() {
+            lock(&self.waiting).remove(&id);
+            return Err(Refusal::Gone("the socket's writer has stopped".to_owned()));
+        }
+        match tokio::time::timeout(ANSWER_WITHIN, answered).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(Refusal::Gone("the socket's reader has stopped".to_owned())),
+            Err(_) => {
+                lock(&self.waiting).remove(&id);
+                Err(Refusal::Gone(format!(
+                    "no answer to {method} within {} s",
+                    ANSWER_WITHIN.as_secs()
+                )))
+            }
+        }
+    }
+
+    /// Runs `body` (a script's statements) in every new document of the session before the
+    /// page's own scripts, in the page's own realm; its id, to take it back with [`Self::unload`].
+    pub(crate) async fn preload(&self, body: &str) -> Result<String, Refusal> {
+        let declaration = format!("() => {{\n{body}\n}}");
+        let answer = self
+            .command(
+                "script.addPreloadScript",
+                json!({ "functionDeclaration": declaration }),
+            )
+            .await?;
+        answer["script"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| Refusal::Gone(format!("a preload script without an id: {answer}")))
+    }
+
+    /// Takes back a preload script: new documents no longer run it.
+    pub(crate) async fn unload(&self, id: &str) -> Result<(), Refusal> {
+        self.command("script.removePreloadScript", json!({ "script": id }))
+            .await
+            .map(|_| ())
+    }
+
+    /// The page's events heard since the last call, oldest first.
+    pub(crate) fn take_events(&self) -> PageEvents {
+        std::mem::take(&mut lock(&self.heard).events)
+    }
+
+    /// Messages the channel carried so far: commands sent, answers and events received.
+    pub(crate) fn traffic(&self) -> (u64, u64) {
+        let heard = lock(&self.heard);
+        (heard.sent, heard.received)
+    }
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        self.reader.abort();
+        self.writer.abort();
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// One message from the browser: an answer to the command waiting for it, or an event.
+fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>) {
+    let Ok(message) = serde_json::from_str::<Value>(text) else {
+        return;
+    };
+    lock(heard).received += 1;
+    match message["type"].as_str() {
+        Some("success") | Some("error") => {
+            let Some(id) = message["id"].as_u64() else {
+                return;
+            };
+            let Some(answer) = lock(waiting).remove(&id) else {
+                return;
+            };
+            let result = if message["type"] == "success" {
+                Ok(message["result"].clone())
+            } else {
+                Err(Refusal::Error {
+                    error: message["error"].as_str().unwrap_or("error").to_owned(),
+                    message: message["message"].as_str().unwrap_or_default().to_owned(),
+                })
+            };
+            let _ = answer.send(result);
+        }
+        Some("event") => {
+            let method = message["method"].as_str().unwrap_or_default();
+            heard_event(&mut lock(heard), method, &message["params"]);
+        }
+        _ => {}
+    }
+}
+
+/// Keeps what an event says about the page: an error, a failed request, a load.
+fn heard_event(heard: &mut Heard, method: &str, params: &Value) {
+    match method {
+        "log.entryAdded" if params["level"] == "error" => {
+            let text = params["text"].as_str().unwrap_or_default().to_owned();
+            match params["type"].as_str() {
+                Some("javascript") => heard.events.errors.push(text),
+                _ => heard.events.console_errors.push(text),
+            }
+        }
+        "network.responseCompleted" => {
+            let status = params["response"]["status"].as_u64().unwrap_or(0);
+            if status >= 400 {
+                heard
+                    .events
+                    .failed_requests
+                    .push(request(params, status as u16));
+            }
+        }
+        "network.fetchError" if !aborted(params["errorText"].as_str().unwrap_or_default()) => {
+            heard.events.failed_requests.push(request(params, 0));
+        }
+        _ => {}
+    }
+}
+
+/// A request an event is about, with the status it came to.
+fn request(params: &Value, status: u16) -> FailedRequest {
+    FailedRequest {
+        method: params["request"]["method"]
+            .as_str()
+            .unwrap_or("GET")
+            .to_owned(),
+        url: params["request"]["url"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        status,
+    }
+}
+
+/// Whether a fetch error is the app's or the browser's own cancelling (a navigation that leaves
+/// a request behind, an `AbortController`): that is no failure of the server. Chromium says
+/// `net::ERR_ABORTED`, Firefox `NS_BINDING_ABORTED`.
+fn aborted(error: &str) -> bool {
+    error.contains("ERR_ABORTED") || error.contains("NS_BINDING_ABORTED")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heard(events: &[(&str, Value)]) -> Heard {
+        let mut heard = Heard::default();
+        for (method, params) in events {
+            heard_event(&mut heard, method, params);
+        }
+        heard
+    }
+
+    #[test]
+    fn errors_failed_requests_and_aborts_are_told_apart() {
+        let heard = heard(&[
+            (
+                "log.entryAdded",
+                json!({ "level": "error", "type": "javascript", "text": "Error: boom" }),
+            ),
+            (
+                "log.entryAdded",
+                json!({ "level": "error", "type": "console", "text": "bad total" }),
+            ),
+            (
+                "log.entryAdded",
+                json!({ "level": "info", "type": "console", "text": "hello" }),
+            ),
+            (
+                "network.responseCompleted",
+                json!({ "request": { "method": "POST", "url": "http://a/api" },
+                        "response": { "status": 500 } }),
+            ),
+            (
+                "network.responseCompleted",
+                json!({ "request": { "method": "GET", "url": "http://a/" },
+                        "response": { "status": 200 } }),
+            ),
+            (
+                "network.fetchError",
+                json!({ "request": { "method": "GET", "url": "http://a/gone" },
+                        "errorText": "net::ERR_CONNECTION_REFUSED" }),
+            ),
+            (
+                "network.fetchError",
+                json!({ "request": { "method": "GET", "url": "http://a/left" },
+                        "errorText": "net::ERR_ABORTED" }),
+            ),
+            (
+                "network.fetchError",
+                json!({ "request": { "method": "GET", "url": "http://a/left" },
+                        "errorText": "NS_BINDING_ABORTED" }),
+            ),
+        ]);
+        assert_eq!(heard.events.errors, ["Error: boom"]);
+        assert_eq!(heard.events.console_errors, ["bad total"]);
+        assert_eq!(
+            heard.events.failed_requests,
+            [
+                FailedRequest {
+                    method: "POST".into(),
+                    url: "http://a/api".into(),
+                    status: 500
+                },
+                FailedRequest {
+                    method: "GET".into(),
+                    url: "http://a/gone".into(),
+                    status: 0
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_protocol_is_named_as_its_setting_is() {
+        for protocol in [Protocol::Auto, Protocol::Bidi, Protocol::Classic] {
+            assert_eq!(protocol.as_str().parse::<Protocol>(), Ok(protocol));
+        }
+        assert_eq!(" BiDi ".parse::<Protocol>(), Ok(Protocol::Bidi));
+        let err = "cdp".parse::<Protocol>().unwrap_err();
+        assert!(err.contains("\"auto\", \"bidi\" or \"classic\""), "{err}");
+    }
+}
