@@ -1,7 +1,7 @@
 //! Windup on a real Selenium Grid (the server jar that tools/selenium pins, run by Java): the
 //! shop's scenarios through the Grid with two workers in Chromium and in Firefox, a reset through
-//! the Grid that forgets the shop's login and cart, and a Grid that leaves no session and no
-//! process behind. One Grid serves the whole file: its JVM takes seconds to start.
+//! the Grid that forgets the shop's login and cart, a session that speaks WebDriver BiDi through
+//! the Grid's router, and a Grid that leaves no session and no process behind. One Grid serves the whole file: its JVM takes seconds to start.
 
 mod common;
 
@@ -12,7 +12,7 @@ use common::grid::{Grid, MAX_SESSIONS};
 use common::{SHOP_SCENARIOS, plan, plan_file, processes_in_group};
 use serde_json::json;
 use windup::{Selection, Settings, Suite};
-use windup_core::browser::BrowserKind;
+use windup_core::browser::{BrowserKind, Protocol};
 use windup_core::config::UpdateMode;
 use windup_core::engine::executor::NoValues;
 use windup_core::engine::ledger::CacheOutcome;
@@ -40,6 +40,9 @@ async fn windup_runs_the_shop_on_a_selenium_grid_and_leaves_nothing_behind() {
     }
     for kind in BrowserKind::ALL {
         a_remote_reset_forgets_the_login_and_the_cart(&grid, &shop, kind).await;
+    }
+    for kind in BrowserKind::ALL {
+        a_session_through_the_grid_speaks_bidi_and_hears_the_page(&grid, &shop, kind).await;
     }
     let group = grid.stop();
     assert_group_ends(group);
@@ -252,4 +255,55 @@ fn assert_group_ends(group: u32) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Through the Grid's router, a session that asks for BiDi gets it: the observer runs as a
+/// preload script in the shop's pages, and an error the page throws later is pushed to the
+/// session with no script sent to ask for it.
+async fn a_session_through_the_grid_speaks_bidi_and_hears_the_page(
+    grid: &Grid,
+    shop: &RunningShop,
+    kind: BrowserKind,
+) {
+    let config = BrowserConfig {
+        kind,
+        webdriver_url: Some(grid.url().to_owned()),
+        protocol: Protocol::Bidi,
+        ..common::browser_config()
+    };
+    let browser = Browser::launch(config)
+        .await
+        .expect("the Grid is reachable");
+    let session = browser
+        .new_session()
+        .await
+        .unwrap_or_else(|e| panic!("{kind}: a BiDi session opens through the Grid: {e}"));
+    assert_eq!(session.protocol(), Protocol::Bidi, "{kind}");
+    session
+        .watch_page_events()
+        .await
+        .unwrap_or_else(|e| panic!("{kind}: the page's events are watched: {e}"));
+    session
+        .goto(shop.url())
+        .await
+        .unwrap_or_else(|e| panic!("{kind}: the shop opens: {e}"));
+    session
+        .execute_script("setTimeout(() => { throw new Error('thrown-through-the-grid'); }, 0);")
+        .await
+        .unwrap_or_else(|e| panic!("{kind}: a script runs: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut heard = Vec::new();
+    while !heard
+        .iter()
+        .any(|e: &String| e.contains("thrown-through-the-grid"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{kind}: the error is pushed within 10 s; heard {heard:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let events = session.heard_page_events().expect("a BiDi session");
+        heard.extend(events.errors);
+    }
+    session.close().await.expect("the session closes");
 }

@@ -1008,6 +1008,18 @@ async fn over_bidi_errors_during_load_are_seen_and_events_are_pushed_in_each_bro
             .unwatch_page_events()
             .await
             .expect("the preload script goes");
+        // Unwatched, nothing is subscribed to: a page's requests cost no events.
+        rig.open("/load-error.html").await;
+        rig.until(Postcondition::ElementVisible {
+            frames: vec![],
+            selector: "html[data-fetched=yes][data-loaded=yes]".into(),
+        })
+        .await;
+        assert_eq!(
+            rig.session.heard_page_events(),
+            Some(PageEvents::default()),
+            "{kind}: nothing heard once unwatched"
+        );
         rig.close().await;
     }
 }

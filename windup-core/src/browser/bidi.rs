@@ -66,7 +66,7 @@ impl std::str::FromStr for Protocol {
 /// How long a command may wait for its answer before the channel counts as stuck.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
-/// The events every session subscribes to.
+/// The events a session subscribes to while the page's events are watched.
 const EVENTS: &[&str] = &[
     "log.entryAdded",
     "network.responseCompleted",
@@ -100,6 +100,8 @@ pub(crate) struct Channel {
     waiting: Waiting,
     next_id: AtomicU64,
     heard: Arc<Mutex<Heard>>,
+    /// The subscription of [`Channel::listen`], while it lasts (empty: one without an id).
+    subscription: Mutex<Option<String>>,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
 }
@@ -114,8 +116,8 @@ struct Heard {
 }
 
 impl Channel {
-    /// Opens the socket at `url` (a session's `webSocketUrl`) and subscribes to the page's
-    /// events.
+    /// Opens the socket at `url` (a session's `webSocketUrl`). It hears no event until
+    /// [`Self::listen`]: every request of a page is an event, and one nobody reads costs time.
     pub(crate) async fn open(url: &str) -> Result<Channel, Refusal> {
         let (socket, _) = tokio_tungstenite::connect_async(url)
             .await
@@ -152,18 +154,47 @@ impl Channel {
                 }
             })
         };
-        let channel = Channel {
+        Ok(Channel {
             outgoing,
             waiting,
             next_id: AtomicU64::new(1),
             heard,
+            subscription: Mutex::new(None),
             reader,
             writer,
-        };
-        channel
+        })
+    }
+
+    /// Subscribes to the page's errors and failed requests, once.
+    pub(crate) async fn listen(&self) -> Result<(), Refusal> {
+        if lock(&self.subscription).is_some() {
+            return Ok(());
+        }
+        let answer = self
             .command("session.subscribe", json!({ "events": EVENTS }))
             .await?;
-        Ok(channel)
+        // A driver of an earlier draft answers without an id; it is unsubscribed by event names.
+        let id = answer["subscription"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        *lock(&self.subscription) = Some(id);
+        Ok(())
+    }
+
+    /// Ends the subscription of [`Self::listen`]; what was heard and not taken is dropped.
+    pub(crate) async fn stop_listening(&self) -> Result<(), Refusal> {
+        let Some(id) = lock(&self.subscription).take() else {
+            return Ok(());
+        };
+        let params = if id.is_empty() {
+            json!({ "events": EVENTS })
+        } else {
+            json!({ "subscriptions": [id] })
+        };
+        self.command("session.unsubscribe", params).await?;
+        lock(&self.heard).events = PageEvents::default();
+        Ok(())
     }
 
     /// Sends one command and waits for its answer.

@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::bidi;
 use super::scripts::{self, Script};
 use super::{BrowserError, Session};
 use crate::model::invariant::{Found, Observation, PageEvents, Probe, Reading};
@@ -199,12 +200,14 @@ impl Session {
         self.leave_frames().await?;
         if self.watching().is_none() {
             let installed = match &self.bidi {
-                Some(channel) => Some(channel.preload(&OBSERVER_INIT).await.map_err(|e| {
-                    BrowserError::Command {
+                Some(channel) => {
+                    let refused = |e: bidi::Refusal| BrowserError::Command {
                         during: "watch the page's events from each document's start".to_owned(),
                         reason: e.to_string(),
-                    }
-                })?),
+                    };
+                    channel.listen().await.map_err(refused)?;
+                    Some(channel.preload(&OBSERVER_INIT).await.map_err(refused)?)
+                }
                 None => {
                     self.backend()
                         .install_init_script(self, &OBSERVER_INIT)
@@ -226,13 +229,14 @@ impl Session {
             return Ok(());
         };
         match &self.bidi {
-            Some(channel) => channel
-                .unload(&id)
-                .await
-                .map_err(|e| BrowserError::Command {
+            Some(channel) => {
+                let refused = |e: bidi::Refusal| BrowserError::Command {
                     during: "stop watching new documents".to_owned(),
                     reason: e.to_string(),
-                })?,
+                };
+                channel.unload(&id).await.map_err(refused)?;
+                channel.stop_listening().await.map_err(refused)?;
+            }
             None => self.backend().remove_init_script(self, &id).await?,
         }
         *self.watching_lock() = None;
