@@ -35,6 +35,9 @@ pub enum RunEvent {
         /// Scenario files that did not load; each comes as a [`RunEvent::ScenarioUnloadable`].
         unloadable: usize,
         workers: usize,
+        /// The protocol the sessions speak (`bidi` or `classic`), as the first one opened says;
+        /// the configured one's when none could open yet.
+        protocol: String,
         /// RFC 3339, UTC.
         started_at: String,
     },

@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use crate::browser::{Browser, BrowserError, Session};
+use crate::browser::{Browser, BrowserError, Protocol, Session};
 use crate::engine::planner::llm::RunSpend;
 
 /// What a suite's workers share: browser sessions, at most `size` at once, each reused (and
@@ -13,6 +13,8 @@ use crate::engine::planner::llm::RunSpend;
 pub struct SessionPool {
     browser: Browser,
     idle: Mutex<Vec<Session>>,
+    /// The session [`SessionPool::warm`] opened, not used yet: it needs no reset.
+    fresh: Mutex<Option<Session>>,
     permits: Semaphore,
     size: usize,
     spend: RunSpend,
@@ -23,6 +25,7 @@ impl SessionPool {
         Self {
             browser,
             idle: Mutex::new(Vec::new()),
+            fresh: Mutex::new(None),
             permits: Semaphore::new(size.max(1)),
             size: size.max(1),
             spend: RunSpend::default(),
@@ -40,6 +43,16 @@ impl SessionPool {
         &self.spend
     }
 
+    /// Opens the first session now, to know the protocol the sessions speak before any scenario
+    /// runs; it waits idle for the first worker. `None` when it does not open: the scenario that
+    /// would have had it says why.
+    pub async fn warm(&self) -> Option<Protocol> {
+        let session = self.browser.new_session().await.ok()?;
+        let protocol = session.protocol();
+        *self.fresh.lock().unwrap_or_else(|p| p.into_inner()) = Some(session);
+        Some(protocol)
+    }
+
     /// A session to run one scenario on: an idle one reset, or a new one.
     pub async fn acquire(&self) -> Result<PooledSession<'_>, BrowserError> {
         let permit = self
@@ -47,6 +60,14 @@ impl SessionPool {
             .acquire()
             .await
             .expect("the pool's semaphore is never closed");
+        let fresh = self.fresh.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(session) = fresh {
+            return Ok(PooledSession {
+                pool: self,
+                session: Some(session),
+                _permit: permit,
+            });
+        }
         let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let session = match idle {
             Some(session) => match session.reset().await {
@@ -65,7 +86,10 @@ impl SessionPool {
 
     /// Closes every idle session.
     pub async fn close(&self) {
-        let sessions = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        let fresh = self.fresh.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut sessions =
+            std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+        sessions.extend(fresh);
         for session in sessions {
             let _ = session.close().await;
         }

@@ -227,12 +227,18 @@ impl Suite {
             settings: self.settings,
             base_url: self.base_url,
         };
+        let protocol = match planned {
+            0 => None,
+            _ => running.pool.warm().await,
+        }
+        .unwrap_or(running.settings.browser.protocol);
         running.events.emit(RunEvent::SuiteStarted {
             name: suite_name(&running.settings),
             base_url: running.base_url.to_string(),
             scenarios: planned,
             unloadable: unloadable.len(),
             workers,
+            protocol: protocol.as_str().to_owned(),
             started_at: ledger::started_at(OffsetDateTime::now_utc()),
         });
         for message in warnings {

@@ -44,9 +44,10 @@ pub fn lines(event: &RunEvent) -> Vec<Line> {
             scenarios,
             workers,
             base_url,
+            protocol,
             ..
         } => plain(format!(
-            "running {} on {} against {base_url}",
+            "running {} on {} against {base_url} (protocol: {protocol})",
             count(*scenarios, "scenario"),
             count(*workers, "worker")
         )),
