@@ -265,6 +265,19 @@ document.getElementById('save').addEventListener('click', () => {
 const AFTER: &str =
     "<!doctype html><html><head><title>After</title></head><body><p>Thanks</p></body></html>";
 
+/// A page that asks the server twice (fetch and XHR), then leaves before either is answered: the
+/// browser cancels both, which is no failure of the server.
+const ABANDON: &str = r#"<!doctype html><html><head><title>Leaving</title></head><body>
+<p>Leaving</p>
+<script>
+fetch('/api/slow').catch(() => {});
+const xhr = new XMLHttpRequest();
+xhr.open('GET', '/api/slow');
+xhr.send();
+setTimeout(() => { location.href = '/after.html'; }, 100);
+</script>
+</body></html>"#;
+
 const LOAD_ERROR: &str = r#"<!doctype html><html><head><title>Loading</title>
 <script>
 const root = document.documentElement;
@@ -331,6 +344,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "broken.html" => ok(BROKEN),
         "events.html" => ok(EVENTS),
         "after.html" => ok(AFTER),
+        "abandon.html" => ok(ABANDON),
         "busy-leave.html" => ok(BUSY_LEAVE),
         "leave.html" => ok(LEAVE),
         "link.html" => ok(LINK),
@@ -1021,6 +1035,41 @@ async fn over_bidi_errors_during_load_are_seen_and_events_are_pushed_in_each_bro
             "{kind}: nothing heard once unwatched"
         );
         rig.close().await;
+    }
+}
+
+/// Requests a page leaves behind when it navigates away are cancelled by the browser, not
+/// failed by the server: no failed request is recorded, in either browser, under either protocol.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_cancelled_by_leaving_the_page_are_not_failures_in_each_browser() {
+    for kind in common::browsers() {
+        for protocol in [Protocol::Classic, Protocol::Bidi] {
+            let rig = Rig::start_speaking(kind, protocol).await;
+            rig.session
+                .watch_page_events()
+                .await
+                .expect("watching starts");
+            rig.open("/abandon.html").await;
+            rig.until_text("Thanks").await;
+            // Past the time the slow answers would have taken.
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            let seen = rig.observe(&[]).await;
+            assert_eq!(
+                seen.events.failed_requests,
+                [],
+                "{kind} over {}: {:?}",
+                protocol.as_str(),
+                seen.events
+            );
+            if let Some(heard) = rig.session.heard_page_events() {
+                assert_eq!(
+                    heard.failed_requests,
+                    [],
+                    "{kind} over BiDi, pushed: {heard:?}"
+                );
+            }
+            rig.close().await;
+        }
     }
 }
 

@@ -311,6 +311,9 @@ fn heard_event(heard: &mut Heard, method: &str, params: &Value) {
                 _ => heard.events.console_errors.push(text),
             }
         }
+        // A page's own document (its status is the observation's) and the icon the browser asks
+        // for on its own are not the page's requests.
+        "network.responseCompleted" | "network.fetchError" if !the_pages_own(params) => {}
         "network.responseCompleted" => {
             let status = params["response"]["status"].as_u64().unwrap_or(0);
             if status >= 400 {
@@ -325,6 +328,17 @@ fn heard_event(heard: &mut Heard, method: &str, params: &Value) {
         }
         _ => {}
     }
+}
+
+/// Whether a request is one the page made: not the navigation that loads a document, nor the
+/// browser's own `/favicon.ico`.
+fn the_pages_own(params: &Value) -> bool {
+    if !params["navigation"].is_null() {
+        return false;
+    }
+    let url = params["request"]["url"].as_str().unwrap_or_default();
+    let icon = url::Url::parse(url).is_ok_and(|u| u.path() == "/favicon.ico");
+    !icon || params["initiator"]["type"] == "script"
 }
 
 /// A request an event is about, with the status it came to.
@@ -385,6 +399,17 @@ mod tests {
                 "network.responseCompleted",
                 json!({ "request": { "method": "GET", "url": "http://a/" },
                         "response": { "status": 200 } }),
+            ),
+            (
+                "network.responseCompleted",
+                json!({ "request": { "method": "GET", "url": "http://a/favicon.ico" },
+                        "initiator": { "type": "other" }, "navigation": null,
+                        "response": { "status": 404 } }),
+            ),
+            (
+                "network.responseCompleted",
+                json!({ "request": { "method": "GET", "url": "http://a/missing" },
+                        "navigation": "n-1", "response": { "status": 404 } }),
             ),
             (
                 "network.fetchError",

@@ -74,6 +74,15 @@ function windupObserver(win) {
     if (absolute.origin !== location.origin) return;
     record({ kind: 'request', method: String(method || '').toUpperCase(), url: clip(absolute.href), status: status });
   }
+  // A request the browser cancels because the page is leaving (Firefox ends them as network
+  // errors, not aborts, once a navigation starts) is no failure of the server: a request that
+  // ends without an answer within a moment of the page starting to leave is not recorded.
+  let leaving = -Infinity;
+  const now = () => (win.performance && win.performance.now ? win.performance.now() : Date.now());
+  const markLeaving = () => { leaving = now(); };
+  win.addEventListener('beforeunload', markLeaving);
+  win.addEventListener('pagehide', markLeaving);
+  const leftBehind = () => now() - leaving < 2000;
   const fetch = win.fetch;
   if (typeof fetch === 'function') {
     win.fetch = function (input, init) {
@@ -87,7 +96,7 @@ function windupObserver(win) {
         return response;
       }, (error) => {
         state.pending -= 1;
-        if (!(error && error.name === 'AbortError')) failed(method, url, 0);
+        if (!(error && error.name === 'AbortError') && !leftBehind()) failed(method, url, 0);
         throw error;
       });
     };
@@ -108,7 +117,8 @@ function windupObserver(win) {
         this.addEventListener('abort', () => { request.aborted = true; });
         this.addEventListener('loadend', () => {
           state.pending -= 1;
-          if (!request.aborted && (this.status >= 400 || this.status === 0)) failed(request.method, this.responseURL || request.url, this.status);
+          const cancelled = request.aborted || (this.status === 0 && leftBehind());
+          if (!cancelled && (this.status >= 400 || this.status === 0)) failed(request.method, this.responseURL || request.url, this.status);
         });
       }
       return send.apply(this, arguments);
