@@ -102,6 +102,8 @@ pub(crate) struct Channel {
     heard: Arc<Mutex<Heard>>,
     /// The subscription of [`Channel::listen`], while it lasts (empty: one without an id).
     subscription: Mutex<Option<String>>,
+    /// The session's top-level browsing context (its Classic window handle).
+    context: String,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
 }
@@ -118,7 +120,7 @@ struct Heard {
 impl Channel {
     /// Opens the socket at `url` (a session's `webSocketUrl`). It hears no event until
     /// [`Self::listen`]: every request of a page is an event, and one nobody reads costs time.
-    pub(crate) async fn open(url: &str) -> Result<Channel, Refusal> {
+    pub(crate) async fn open(url: &str, context: String) -> Result<Channel, Refusal> {
         let (socket, _) = tokio_tungstenite::connect_async(url)
             .await
             .map_err(|e| Refusal::Gone(format!("cannot open {url}: {e}")))?;
@@ -160,6 +162,7 @@ impl Channel {
             next_id: AtomicU64::new(1),
             heard,
             subscription: Mutex::new(None),
+            context,
             reader,
             writer,
         })
@@ -244,9 +247,48 @@ impl Channel {
             .map(|_| ())
     }
 
+    /// Calls a script in the top-level page of `context`, as WebDriver Classic's `execute` does:
+    /// `body` is a function's statements that read `arguments` (arguments and the answer in
+    /// Classic's JSON, elements as Classic's references, which are BiDi's shared ids), and a
+    /// promise it returns is awaited. One message each way, where Classic takes an HTTP request.
+    pub(crate) async fn call(
+        &self,
+        context: &str,
+        body: &str,
+        args: &[Value],
+    ) -> Result<Value, Refusal> {
+        let answer = self
+            .command(
+                "script.callFunction",
+                json!({
+                    "functionDeclaration": format!("function () {{\n{body}\n}}"),
+                    "arguments": args.iter().map(local_value).collect::<Vec<_>>(),
+                    "target": { "context": context },
+                    "awaitPromise": true,
+                    "resultOwnership": "none",
+                }),
+            )
+            .await?;
+        match answer["type"].as_str() {
+            Some("success") => Ok(classic_value(&answer["result"])),
+            _ => Err(Refusal::Error {
+                error: "javascript error".to_owned(),
+                message: answer["exceptionDetails"]["text"]
+                    .as_str()
+                    .unwrap_or("the script threw")
+                    .to_owned(),
+            }),
+        }
+    }
+
     /// The page's events heard since the last call, oldest first.
     pub(crate) fn take_events(&self) -> PageEvents {
         std::mem::take(&mut lock(&self.heard).events)
+    }
+
+    /// Runs a script as [`Self::call`] does, in the session's top-level page.
+    pub(crate) async fn run(&self, body: &str, args: &[Value]) -> Result<Value, Refusal> {
+        self.call(&self.context, body, args).await
     }
 
     /// Messages the channel carried so far: commands sent, answers and events received.
@@ -339,6 +381,75 @@ fn the_pages_own(params: &Value) -> bool {
     let url = params["request"]["url"].as_str().unwrap_or_default();
     let icon = url::Url::parse(url).is_ok_and(|u| u.path() == "/favicon.ico");
     !icon || params["initiator"]["type"] == "script"
+}
+
+/// WebDriver Classic's key for an element reference in JSON.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A Classic JSON argument as BiDi's local value.
+fn local_value(value: &Value) -> Value {
+    match value {
+        Value::Null => json!({ "type": "null" }),
+        Value::Bool(b) => json!({ "type": "boolean", "value": b }),
+        Value::Number(n) => json!({ "type": "number", "value": n }),
+        Value::String(s) => json!({ "type": "string", "value": s }),
+        Value::Array(items) => {
+            json!({ "type": "array", "value": items.iter().map(local_value).collect::<Vec<_>>() })
+        }
+        Value::Object(map) => match map.get(ELEMENT_KEY).and_then(Value::as_str) {
+            Some(id) => json!({ "sharedId": id }),
+            None => json!({
+                "type": "object",
+                "value": map
+                    .iter()
+                    .map(|(key, value)| json!([key, local_value(value)]))
+                    .collect::<Vec<_>>(),
+            }),
+        },
+    }
+}
+
+/// A BiDi remote value as Classic's JSON: what `execute` would have answered.
+fn classic_value(remote: &Value) -> Value {
+    let value = &remote["value"];
+    match remote["type"].as_str().unwrap_or_default() {
+        "string" | "boolean" => value.clone(),
+        // NaN, Infinity and -0 come as strings; Classic's JSON has no NaN or Infinity.
+        "number" => match value {
+            Value::Number(_) => value.clone(),
+            Value::String(s) if s == "-0" => json!(0),
+            _ => Value::Null,
+        },
+        "bigint" | "date" => value.clone(),
+        "array" | "set" | "nodelist" | "htmlcollection" => Value::Array(
+            value
+                .as_array()
+                .map(|items| items.iter().map(classic_value).collect())
+                .unwrap_or_default(),
+        ),
+        "object" | "map" => Value::Object(
+            value
+                .as_array()
+                .map(|pairs| {
+                    pairs
+                        .iter()
+                        .filter_map(|pair| {
+                            let key = match &pair[0] {
+                                Value::String(key) => key.clone(),
+                                other => classic_value(other).as_str()?.to_owned(),
+                            };
+                            Some((key, classic_value(&pair[1])))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
+        "node" => match remote["sharedId"].as_str() {
+            Some(id) => json!({ ELEMENT_KEY: id }),
+            None => Value::Null,
+        },
+        _ => Value::Null,
+    }
 }
 
 /// A request an event is about, with the status it came to.
@@ -443,6 +554,34 @@ mod tests {
                     status: 0
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn classic_json_goes_out_as_local_values_and_comes_back_from_remote_ones() {
+        let element = json!({ ELEMENT_KEY: "f.1.d.2" });
+        assert_eq!(local_value(&element), json!({ "sharedId": "f.1.d.2" }));
+        assert_eq!(
+            local_value(&json!([1, "a", null, { "k": true }])),
+            json!({ "type": "array", "value": [
+                { "type": "number", "value": 1 },
+                { "type": "string", "value": "a" },
+                { "type": "null" },
+                { "type": "object", "value": [["k", { "type": "boolean", "value": true }]] },
+            ] })
+        );
+        let remote = json!({ "type": "object", "value": [
+            ["ok", { "type": "boolean", "value": true }],
+            ["n", { "type": "number", "value": "NaN" }],
+            ["z", { "type": "number", "value": "-0" }],
+            ["els", { "type": "array", "value": [
+                { "type": "node", "sharedId": "f.1.d.7", "value": { "nodeType": 1 } },
+            ] }],
+            ["gone", { "type": "undefined" }],
+        ] });
+        assert_eq!(
+            classic_value(&remote),
+            json!({ "ok": true, "n": null, "z": 0, "els": [{ ELEMENT_KEY: "f.1.d.7" }], "gone": null })
         );
     }
 

@@ -398,7 +398,7 @@ impl Browser {
                    back to WebDriver Classic where BiDi is missing",
         };
         match (offered, protocol) {
-            (Some(socket), _) => match bidi::Channel::open(&socket).await {
+            (Some(socket), _) => match self.bidi_channel(client, &socket).await {
                 Ok(channel) => Ok(Some(channel)),
                 Err(_) if protocol == Protocol::Auto => Ok(None),
                 Err(err) => Err(refused(format!("its BiDi socket did not open: {err}"))),
@@ -410,6 +410,19 @@ impl Browser {
             )),
             (None, _) => Ok(None),
         }
+    }
+
+    /// The socket at `socket`, for the session's window.
+    async fn bidi_channel(
+        &self,
+        client: &fantoccini::Client,
+        socket: &str,
+    ) -> Result<bidi::Channel, bidi::Refusal> {
+        let window = client
+            .window()
+            .await
+            .map_err(|e| bidi::Refusal::Gone(format!("the session's window is unknown: {e}")))?;
+        bidi::Channel::open(socket, window.into()).await
     }
 
     /// The backend's capabilities, and the standard ones every session gets.
@@ -659,6 +672,24 @@ impl Session {
         script: &str,
         args: Vec<Value>,
     ) -> Result<Value, BrowserError> {
+        // Over BiDi on the page itself; in a frame, Classic knows which one.
+        if let Some(channel) = &self.bidi
+            && !self.framed.load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return channel
+                .run(script, &args)
+                .await
+                .map_err(|refusal| match refusal {
+                    bidi::Refusal::Gone(reason) => BrowserError::Lost {
+                        during: during.to_owned(),
+                        reason,
+                    },
+                    refused => BrowserError::Command {
+                        during: during.to_owned(),
+                        reason: refused.to_string(),
+                    },
+                });
+        }
         self.client
             .execute(script, args)
             .await
