@@ -71,7 +71,12 @@ async fn the_shop_s_scenarios_pass_two_at_a_time(
         "the one that fails by design is left out"
     );
 
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let heard = std::sync::Arc::clone(&told);
     let running = Suite::new(settings, shop.url().parse().expect("the shop's URL"))
+        .reporter(move |event: &windup::RunEvent| {
+            heard.lock().unwrap().push(event.to_json().to_string());
+        })
         .start(selection.scenarios.len(), Vec::new())
         .await
         .unwrap_or_else(|e| panic!("{kind}: the suite starts on the Grid: {e}"));
@@ -105,6 +110,12 @@ async fn the_shop_s_scenarios_pass_two_at_a_time(
         assert_eq!(result.cache(), CacheOutcome::Hit, "{kind}: {}", scenario.id);
     }
     assert_eq!(finished.totals.passed, SHOP_SCENARIOS.len(), "{kind}");
+    let told = std::mem::take(&mut *told.lock().unwrap());
+    assert!(told.len() > SHOP_SCENARIOS.len(), "{kind}: {told:?}");
+    assert!(
+        told.iter().all(|event| !event.contains(grid.password())),
+        "{kind}: the Grid's password in an event"
+    );
     grid.assert_no_session_left(&format!("the {kind} suite"))
         .await;
 }
@@ -279,6 +290,27 @@ async fn a_session_through_the_grid_speaks_bidi_and_hears_the_page(
         .await
         .unwrap_or_else(|e| panic!("{kind}: a BiDi session opens through the Grid: {e}"));
     assert_eq!(session.protocol(), Protocol::Bidi, "{kind}");
+    // A session that cannot open says so with the URL it tried, its credentials hidden.
+    let elsewhere = BrowserConfig {
+        kind,
+        webdriver_url: Some(format!(
+            "http://windup:{}@127.0.0.1:{}",
+            grid.password(),
+            common::closed_port()
+        )),
+        ..common::browser_config()
+    };
+    let refused = Browser::launch(elsewhere)
+        .await
+        .expect("a remote WebDriver is not checked at launch")
+        .new_session()
+        .await
+        .expect_err("nothing listens on a closed port")
+        .to_string();
+    assert!(
+        refused.contains("http://***@127.0.0.1:") && !refused.contains(grid.password()),
+        "{kind}: {refused}"
+    );
     session
         .watch_page_events()
         .await

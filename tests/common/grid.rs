@@ -28,6 +28,9 @@ kill -KILL 0"#;
 /// How long the Grid's JVM may take to say it is ready (a few seconds when the machine is idle).
 const READY_WITHIN: Duration = Duration::from_secs(90);
 
+/// The user the Grid's router asks clients for (basic authentication, as a team's Grid does).
+const USER: &str = "windup";
+
 /// The sessions one standalone Grid runs at once.
 pub const MAX_SESSIONS: usize = 2;
 
@@ -36,7 +39,10 @@ pub struct Grid {
     watchdog: Child,
     /// Closing this pipe tells the watchdog to kill the group.
     lifeline: Option<ChildStdin>,
+    /// The router's URL, with the credentials it asks every client for.
     url: String,
+    /// The router's password, as a team's Grid has one: it must never be shown.
+    password: String,
     log: PathBuf,
     http: reqwest::Client,
     // Last: the drivers' and browsers' temporary files go when the processes are gone.
@@ -72,7 +78,9 @@ impl Grid {
             .tempdir()
             .expect("a temporary directory");
         let config = dir.path().join("grid.toml");
-        std::fs::write(&config, node_config(port)).expect("the Grid's configuration is written");
+        let password = format!("grid-key-{}-{port}", std::process::id());
+        std::fs::write(&config, node_config(port, &password))
+            .expect("the Grid's configuration is written");
         let log = dir.path().join("grid.log");
         let out = std::fs::File::create(&log).expect("the Grid's log is created");
         let err = out.try_clone().expect("the log opens twice");
@@ -103,7 +111,8 @@ impl Grid {
         Grid {
             watchdog,
             lifeline,
-            url: format!("http://127.0.0.1:{port}"),
+            url: format!("http://{USER}:{password}@127.0.0.1:{port}"),
+            password,
             log,
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(5))
@@ -136,9 +145,15 @@ impl Grid {
         }
     }
 
-    /// The WebDriver URL of the Grid (its router).
+    /// The WebDriver URL of the Grid (its router), with its credentials:
+    /// `http://windup:KEY@127.0.0.1:PORT`.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The router's password, to check that nothing shows it.
+    pub fn password(&self) -> &str {
+        &self.password
     }
 
     /// The process group of the Grid: Java, every driver it starts and every browser.
@@ -148,8 +163,12 @@ impl Grid {
 
     /// The Grid's `GET /status`.
     pub async fn status(&self) -> Result<Value, reqwest::Error> {
+        let mut url = url::Url::parse(&self.url).expect("the Grid's URL");
+        let _ = url.set_username("");
+        let _ = url.set_password(None);
         self.http
-            .get(format!("{}/status", self.url))
+            .get(url.join("status").expect("the status URL"))
+            .basic_auth(USER, Some(&self.password))
             .send()
             .await?
             .json()
@@ -226,7 +245,7 @@ impl Drop for Grid {
 
 /// A standalone Grid on loopback: one node with this machine's chromedriver and geckodriver,
 /// found where Windup finds them, two sessions at once, nothing detected or downloaded.
-fn node_config(port: u16) -> String {
+fn node_config(port: u16, password: &str) -> String {
     let driver = |kind: BrowserKind| {
         let config = BrowserConfig {
             kind,
@@ -245,6 +264,10 @@ fn node_config(port: u16) -> String {
         r#"[server]
 host = "127.0.0.1"
 port = {port}
+
+[router]
+username = "{USER}"
+password = "{password}"
 
 [distributor]
 reject-unsupported-caps = true

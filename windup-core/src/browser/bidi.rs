@@ -120,10 +120,23 @@ struct Heard {
 impl Channel {
     /// Opens the socket at `url` (a session's `webSocketUrl`). It hears no event until
     /// [`Self::listen`]: every request of a page is an event, and one nobody reads costs time.
-    pub(crate) async fn open(url: &str, context: String) -> Result<Channel, Refusal> {
-        let (socket, _) = tokio_tungstenite::connect_async(url)
+    pub(crate) async fn open(
+        url: &str,
+        authorization: Option<&str>,
+        context: String,
+    ) -> Result<Channel, Refusal> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let refused = |e: &dyn std::fmt::Display| Refusal::Gone(format!("cannot open {url}: {e}"));
+        let mut request = url.into_client_request().map_err(|e| refused(&e))?;
+        if let Some(value) = authorization {
+            let value = value.parse().map_err(|e| refused(&e))?;
+            request
+                .headers_mut()
+                .insert(http::header::AUTHORIZATION, value);
+        }
+        let (socket, _) = tokio_tungstenite::connect_async(request)
             .await
-            .map_err(|e| Refusal::Gone(format!("cannot open {url}: {e}")))?;
+            .map_err(|e| refused(&e))?;
         let (mut sink, mut stream) = socket.split();
         let (outgoing, mut queue) = mpsc::unbounded_channel::<Message>();
         let writer = tokio::spawn(async move {

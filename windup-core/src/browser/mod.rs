@@ -263,6 +263,79 @@ impl BrowserError {
     }
 }
 
+/// The credentials a WebDriver URL carries (`https://user:key@hub…`): the text they are written
+/// as, to take out of anything shown, and the `Authorization` header a request to the same host
+/// sends with them (the Grid's BiDi socket wants it as its router's HTTP does).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Credentials {
+    /// `user:key`, as written in the URL (and `key` alone, if long enough to be told apart).
+    written: Vec<String>,
+    /// `host:port` of the URL they belong to, and whether it was TLS (then only TLS may carry
+    /// them on).
+    host: String,
+    secure: bool,
+    header: Option<String>,
+}
+
+impl Credentials {
+    /// The credentials in `url`; none when it has none.
+    pub(crate) fn of(url: &str) -> Credentials {
+        let Ok(parsed) = url::Url::parse(url) else {
+            return Credentials::default();
+        };
+        let (user, key) = (parsed.username(), parsed.password().unwrap_or_default());
+        if user.is_empty() && key.is_empty() {
+            return Credentials::default();
+        }
+        use base64::Engine as _;
+        let pair = format!("{user}:{key}");
+        let mut written = vec![format!("{pair}@")];
+        if key.len() >= 4 {
+            written.push(key.to_owned());
+        }
+        Credentials {
+            written,
+            host: host_of(&parsed),
+            secure: parsed.scheme() == "https",
+            header: Some(format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(&pair)
+            )),
+        }
+    }
+
+    /// Whether the URL carried any.
+    pub(crate) fn present(&self) -> bool {
+        self.header.is_some()
+    }
+
+    /// `text` with the credentials taken out: `https://***@hub…`.
+    pub(crate) fn hide(&self, text: &str) -> String {
+        let mut shown = text.to_owned();
+        for (n, secret) in self.written.iter().enumerate() {
+            shown = shown.replace(secret.as_str(), if n == 0 { "***@" } else { "***" });
+        }
+        shown
+    }
+
+    /// The `Authorization` header for a request to `url`: only to the host they came with.
+    pub(crate) fn header_for(&self, url: &str) -> Option<&str> {
+        let parsed = url::Url::parse(url).ok()?;
+        let downgraded = self.secure && parsed.scheme() != "wss";
+        (host_of(&parsed) == self.host && !downgraded)
+            .then_some(self.header.as_deref())
+            .flatten()
+    }
+}
+
+fn host_of(url: &url::Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or_default()
+    )
+}
+
 /// A WebDriver endpoint with the means to open sessions on it: a driver this process started and
 /// owns, or a remote WebDriver. Dropping it ends the driver and its browsers.
 #[derive(Debug)]
@@ -340,18 +413,19 @@ impl Browser {
         };
         let driver = own_driver.as_ref().or(self.driver.as_ref());
         let url = driver.map_or(self.url.as_str(), DriverProcess::url);
+        let credentials = Credentials::of(url);
         let client = fantoccini::ClientBuilder::native()
             .capabilities(capabilities)
             .connect(url)
             .await
             .map_err(|err| BrowserError::SessionStart {
-                url: url.to_owned(),
-                reason: match driver {
+                url: credentials.hide(url),
+                reason: credentials.hide(&match driver {
                     Some(driver) => {
                         format!("{err}; driver log: {}", driver::log_tail(driver.log_path()))
                     }
                     None => err.to_string(),
-                },
+                }),
                 help: self.config.kind.backend().session_help(),
             })?;
         let bidi = match self.open_bidi(&client, url).await {
@@ -364,6 +438,7 @@ impl Browser {
         Ok(Session {
             client,
             bidi,
+            authenticated: credentials.present(),
             driver: own_driver,
             visited: Default::default(),
             kind: self.config.kind,
@@ -391,14 +466,15 @@ impl Browser {
             .and_then(|caps| caps.get("webSocketUrl"))
             .and_then(Value::as_str)
             .map(str::to_owned);
+        let credentials = Credentials::of(url);
         let refused = |reason: String| BrowserError::SessionStart {
-            url: url.to_owned(),
-            reason,
+            url: credentials.hide(url),
+            reason: credentials.hide(&reason),
             help: "set `protocol = \"auto\"` under [browser] (or WINDUP_PROTOCOL=auto) to fall \
                    back to WebDriver Classic where BiDi is missing",
         };
         match (offered, protocol) {
-            (Some(socket), _) => match self.bidi_channel(client, &socket).await {
+            (Some(socket), _) => match self.bidi_channel(client, &socket, &credentials).await {
                 Ok(channel) => Ok(Some(channel)),
                 Err(_) if protocol == Protocol::Auto => Ok(None),
                 Err(err) => Err(refused(format!("its BiDi socket did not open: {err}"))),
@@ -417,12 +493,13 @@ impl Browser {
         &self,
         client: &fantoccini::Client,
         socket: &str,
+        credentials: &Credentials,
     ) -> Result<bidi::Channel, bidi::Refusal> {
         let window = client
             .window()
             .await
             .map_err(|e| bidi::Refusal::Gone(format!("the session's window is unknown: {e}")))?;
-        bidi::Channel::open(socket, window.into()).await
+        bidi::Channel::open(socket, credentials.header_for(socket), window.into()).await
     }
 
     /// The backend's capabilities, and the standard ones every session gets.
@@ -458,6 +535,8 @@ pub struct Session {
     client: fantoccini::Client,
     /// The session's BiDi socket, when it speaks BiDi (docs/browsers.md#webdriver-bidi).
     bidi: Option<bidi::Channel>,
+    /// Whether its WebDriver URL carries credentials (a Grid with basic authentication).
+    authenticated: bool,
     /// Origins this session has visited since its last reset, whose storage reset clears.
     visited: std::sync::Mutex<std::collections::BTreeSet<String>>,
     kind: BrowserKind,
@@ -1121,6 +1200,16 @@ impl Session {
 
     /// Ends the session and its browser process.
     pub async fn close(self) -> Result<(), BrowserError> {
+        if self.authenticated {
+            // Deleted with the credentials; fantoccini's close then only ends its connection
+            // (its own DELETE, without them, is refused or finds nothing).
+            self.client
+                .issue_cmd(SessionDelete)
+                .await
+                .map_err(|e| BrowserError::command("close the session", e))?;
+            let _ = self.client.close().await;
+            return Ok(());
+        }
         self.client
             .close()
             .await
@@ -1188,6 +1277,25 @@ fn clear_storage_js() -> String {
     )
 }
 
+/// Deletes the session: fantoccini's own close sends no credentials, which a Grid with basic
+/// authentication refuses, leaving the session open on it.
+#[derive(Debug)]
+struct SessionDelete;
+
+impl fantoccini::wd::WebDriverCompatibleCommand for SessionDelete {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!("session/{}", session_id.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::DELETE, None)
+    }
+}
+
 /// A POST of `body` to `session/{id}/{path}`: a WebDriver command fantoccini offers only in
 /// part (Switch To Frame with a null id) or a driver's own (DevTools through chromedriver,
 /// Firefox's privileged context through geckodriver).
@@ -1215,6 +1323,36 @@ impl fantoccini::wd::WebDriverCompatibleCommand for SessionPost {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grid_credentials_are_hidden_and_sent_only_to_their_own_host() {
+        let credentials = Credentials::of("https://windup:s3cr3t-key@hub.example:4444/wd/hub");
+        assert_eq!(
+            credentials.hide(
+                "the WebDriver at https://windup:s3cr3t-key@hub.example:4444/wd/hub said no \
+                 (key s3cr3t-key)"
+            ),
+            "the WebDriver at https://***@hub.example:4444/wd/hub said no (key ***)"
+        );
+        assert_eq!(
+            credentials.header_for("wss://hub.example:4444/session/1/se/bidi"),
+            Some("Basic d2luZHVwOnMzY3IzdC1rZXk="),
+        );
+        assert_eq!(
+            credentials.header_for("ws://hub.example:4444/session/1/se/bidi"),
+            None,
+            "not in the clear when they came over TLS"
+        );
+        assert_eq!(
+            credentials.header_for("wss://hub.example:5555/x"),
+            None,
+            "another port"
+        );
+        assert_eq!(credentials.header_for("ws://elsewhere:4444/x"), None);
+        let none = Credentials::of("http://127.0.0.1:4444");
+        assert_eq!(none.hide("http://127.0.0.1:4444"), "http://127.0.0.1:4444");
+        assert_eq!(none.header_for("ws://127.0.0.1:4444/x"), None);
+    }
 
     #[test]
     fn an_unreachable_site_says_why_and_what_to_do() {
