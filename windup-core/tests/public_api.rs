@@ -74,6 +74,15 @@ fn module(file: &Path, dir: &Path, path: &str, inherited: &[String], out: &mut V
 
 fn items(list: &[syn::Item], dir: &Path, path: &str, cfgs: &[String], out: &mut Vec<String>) {
     let cfg = cfgs.concat();
+    // Types of this module no one outside can name: their impls are not the API.
+    let hidden: Vec<String> = list
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) if !public(&s.vis) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) if !public(&e.vis) => Some(e.ident.to_string()),
+            _ => None,
+        })
+        .collect();
     for item in list {
         match item {
             syn::Item::Mod(m) if public(&m.vis) => {
@@ -151,7 +160,9 @@ fn items(list: &[syn::Item], dir: &Path, path: &str, cfgs: &[String], out: &mut 
                     }
                 }
             }
-            syn::Item::Impl(i) => implementation(i, path, &cfg, out),
+            syn::Item::Impl(i) if !hidden.contains(&self_name(&i.self_ty)) => {
+                implementation(i, path, &cfg, out)
+            }
             _ => {}
         }
     }
@@ -180,6 +191,19 @@ fn shape(fields: &syn::Fields) -> String {
         syn::Fields::Unit => String::new(),
         syn::Fields::Named(_) => format!(" {{ {} }}", types(true)),
         syn::Fields::Unnamed(_) => format!("({})", types(false)),
+    }
+}
+
+/// The name of the type an impl is for: `Foo` of `Foo<'a>` or `crate::x::Foo`.
+fn self_name(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
     }
 }
 
@@ -262,6 +286,7 @@ fn a_listing_names_each_kind_of_item_with_its_signature() {
          pub struct S<T> { pub shown: Vec<T>, kept: u8 }\n\
          impl<T> S<T> { pub fn new(items: &[T]) -> Option<Self> { None } fn private() {} }\n\
          impl std::fmt::Display for E { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { Ok(()) } }\n\
+         struct Hidden;\nimpl std::fmt::Display for Hidden { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { Ok(()) } }\n\
          #[cfg(feature = \"x\")]\npub const N: usize = 1;\n\
          pub trait T { fn go(&mut self, at: std::time::Duration) -> bool; }\n",
     )
