@@ -2,7 +2,8 @@
 //! invariant checked after every action, the page observed once and digested once per move), and
 //! the time to each finding on the demo shop with all its seeded bugs, at the default budget.
 //!
-//! `cargo bench --bench audit`. Target: at least 5 actions per second on one worker.
+//! `cargo bench --bench audit` (`-- walks` or `-- shop` for one part). Target: at least 5 actions
+//! per second on one worker.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -44,8 +45,18 @@ fn settings(dir: &Path, accounts: bool) -> Settings {
 
 #[tokio::main]
 async fn main() {
-    walks().await;
-    shop().await;
+    // `-- walks` or `-- shop` runs that part alone.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |part: &str| only.is_empty() || only.iter().any(|a| a == part);
+    if wanted("walks") {
+        walks().await;
+    }
+    if wanted("shop") {
+        shop().await;
+    }
 }
 
 async fn walks() {
@@ -75,7 +86,9 @@ async fn walks() {
     let timeline = timeline.lock().unwrap();
     let walk_actions: Vec<Duration> = timeline
         .iter()
-        .filter(|(_, e)| matches!(e, RunEvent::AuditAction { label, .. } if label.starts_with("random walk")))
+        .filter(
+            |(_, e)| matches!(e, RunEvent::AuditAction { label, .. } if label.starts_with("walk ")),
+        )
         .map(|(at, _)| *at)
         .collect();
     let (Some(first), Some(last)) = (walk_actions.first(), walk_actions.last()) else {
