@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::grid::{Grid, MAX_SESSIONS};
@@ -221,20 +220,9 @@ struct ShopProject {
 
 impl ShopProject {
     fn copy() -> Self {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        std::fs::copy(repo.join("windup.toml"), dir.path().join("windup.toml"))
-            .expect("windup.toml is copied");
-        let scenarios = dir.path().join("scenarios");
-        std::fs::create_dir(&scenarios).expect("scenarios/ is made");
-        for entry in std::fs::read_dir(repo.join("scenarios")).expect("scenarios/ is read") {
-            let path = entry.expect("an entry").path();
-            if path.is_file() {
-                let name = path.file_name().expect("a file name");
-                std::fs::copy(&path, scenarios.join(name)).expect("a scenario is copied");
-            }
+        Self {
+            dir: common::shop_project(),
         }
-        Self { dir }
     }
 
     /// The project's settings as CI has them, with the environment a team sets for its Grid.

@@ -12,24 +12,6 @@ use common::SHOP_SCENARIOS;
 use windup::{RunEvent, Selection, Settings, Suite};
 use windup_core::browser::{BrowserKind, Protocol};
 
-/// This repository's windup.toml and scenarios, copied: the lockfiles are replayed, not written.
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    std::fs::copy(repo.join("windup.toml"), dir.path().join("windup.toml"))
-        .expect("windup.toml is copied");
-    let scenarios = dir.path().join("scenarios");
-    std::fs::create_dir(&scenarios).expect("scenarios/ is made");
-    for entry in std::fs::read_dir(repo.join("scenarios")).expect("scenarios/ is read") {
-        let path = entry.expect("an entry").path();
-        if path.is_file() {
-            let name = path.file_name().expect("a file name");
-            std::fs::copy(&path, scenarios.join(name)).expect("a scenario is copied");
-        }
-    }
-    dir
-}
-
 /// Each scenario's id, whether it passed, its cache outcome and its actions, in id order; and the
 /// protocol the header named.
 async fn run(
@@ -81,7 +63,7 @@ async fn the_shops_scenarios_replay_alike_over_classic_and_bidi_in_each_browser(
     let shop = windup_shop::spawn(Default::default())
         .await
         .expect("the shop starts");
-    let project = project();
+    let project = common::shop_project();
     for kind in common::browsers() {
         let (classic, said) = run(project.path(), shop.url(), kind, Protocol::Classic).await;
         assert_eq!(said, "classic", "{kind}");

@@ -356,3 +356,22 @@ pub const SHOP_SCENARIOS: [&str; 10] = [
     "remove-from-cart",
     "search",
 ];
+
+/// This repository's windup.toml and scenarios (its top folder only), copied to a directory of
+/// their own: the lockfiles are replayed there, never written here.
+pub fn shop_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(repo.join("windup.toml"), dir.path().join("windup.toml"))
+        .expect("windup.toml is copied");
+    let scenarios = dir.path().join("scenarios");
+    std::fs::create_dir(&scenarios).expect("scenarios/ is made");
+    for entry in std::fs::read_dir(repo.join("scenarios")).expect("scenarios/ is read") {
+        let path = entry.expect("an entry").path();
+        if path.is_file() {
+            let name = path.file_name().expect("a file name");
+            std::fs::copy(&path, scenarios.join(name)).expect("a scenario is copied");
+        }
+    }
+    dir
+}
