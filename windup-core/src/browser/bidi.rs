@@ -73,6 +73,9 @@ const EVENTS: &[&str] = &[
     "network.fetchError",
 ];
 
+/// The events kept between two takes, as the page observer's buffer holds.
+const MAX_HEARD: usize = 100;
+
 /// A command the channel could not carry out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refusal {
@@ -358,6 +361,12 @@ fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>) {
 
 /// Keeps what an event says about the page: an error, a failed request, a load.
 fn heard_event(heard: &mut Heard, method: &str, params: &Value) {
+    // Kept until taken, and nothing takes them yet where an audit watches a page for minutes:
+    // at most as many as the page's own observer keeps, later ones dropped until they are.
+    let kept = &heard.events;
+    if kept.errors.len() + kept.console_errors.len() + kept.failed_requests.len() >= MAX_HEARD {
+        return;
+    }
     match method {
         "log.entryAdded" if params["level"] == "error" => {
             let text = params["text"].as_str().unwrap_or_default().to_owned();
@@ -596,6 +605,13 @@ mod tests {
             classic_value(&remote),
             json!({ "ok": true, "n": null, "z": 0, "els": [{ ELEMENT_KEY: "f.1.d.7" }], "gone": null })
         );
+    }
+
+    #[test]
+    fn no_more_events_are_kept_than_the_observer_keeps() {
+        let error = json!({ "level": "error", "type": "console", "text": "again" });
+        let heard = heard(&vec![("log.entryAdded", error); MAX_HEARD + 20]);
+        assert_eq!(heard.events.console_errors.len(), MAX_HEARD);
     }
 
     #[test]
