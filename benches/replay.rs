@@ -31,8 +31,11 @@ async fn main() {
     .await
     .expect("chromedriver starts");
     let session = browser.new_session().await.expect("a session opens");
+    // A profile of the bench's own, removed when the bench ends: one chromedriver makes for a
+    // session without one outlives the driver, which ends at once after the session.
+    let hand_profile = tempfile::tempdir().expect("a temporary directory");
     let hand_client = fantoccini::ClientBuilder::native()
-        .capabilities(browser.capabilities())
+        .capabilities(with_profile(browser.capabilities(), hand_profile.path()))
         .connect(browser.webdriver_url())
         .await
         .expect("a hand-written session opens");
@@ -79,6 +82,21 @@ async fn main() {
         .close()
         .await
         .expect("the hand-written session closes");
+}
+
+/// The capabilities with Chromium's profile in `profile`.
+fn with_profile(
+    mut capabilities: fantoccini::wd::Capabilities,
+    profile: &Path,
+) -> fantoccini::wd::Capabilities {
+    if let Some(args) = capabilities
+        .get_mut("goog:chromeOptions")
+        .and_then(|options| options.get_mut("args"))
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        args.push(format!("--user-data-dir={}", profile.display()).into());
+    }
+    capabilities
 }
 
 /// Times one run.

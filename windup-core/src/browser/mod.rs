@@ -428,7 +428,7 @@ impl Browser {
                 }),
                 help: self.config.kind.backend().session_help(),
             })?;
-        let bidi = match self.open_bidi(&client, url).await {
+        let bidi = match self.open_bidi(&client, url, &credentials).await {
             Ok(bidi) => bidi,
             Err(err) => {
                 let _ = client.close().await;
@@ -456,6 +456,7 @@ impl Browser {
         &self,
         client: &fantoccini::Client,
         url: &str,
+        credentials: &Credentials,
     ) -> Result<Option<bidi::Channel>, BrowserError> {
         let protocol = self.config.protocol;
         if protocol == Protocol::Classic {
@@ -466,7 +467,6 @@ impl Browser {
             .and_then(|caps| caps.get("webSocketUrl"))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let credentials = Credentials::of(url);
         let refused = |reason: String| BrowserError::SessionStart {
             url: credentials.hide(url),
             reason: credentials.hide(&reason),
@@ -474,7 +474,7 @@ impl Browser {
                    back to WebDriver Classic where BiDi is missing",
         };
         match (offered, protocol) {
-            (Some(socket), _) => match self.bidi_channel(client, &socket, &credentials).await {
+            (Some(socket), _) => match self.bidi_channel(client, &socket, credentials).await {
                 Ok(channel) => Ok(Some(channel)),
                 Err(_) if protocol == Protocol::Auto => Ok(None),
                 Err(err) => Err(refused(format!("its BiDi socket did not open: {err}"))),
