@@ -1,7 +1,7 @@
-//! Replay time of the checkout plan on a warm session, next to the same flow written by hand as
-//! direct fantoccini calls. Both run interleaved against cargo-windup/shop, each on its own warm
-//! session of the same chromedriver opened with the same capabilities, and each session is reset
-//! (not timed) before each run.
+//! Replay time of the checkout plan on a warm session over WebDriver Classic and over BiDi, next
+//! to the same flow written by hand as direct fantoccini calls (Classic). All three run
+//! interleaved against cargo-windup/shop, each on its own warm session opened with the same
+//! capabilities, and each session is reset (not timed) before each run.
 //!
 //! `cargo bench --bench replay` (set WINDUP_BENCH_RUNS to change the number of timed runs).
 
@@ -9,10 +9,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
+use windup_core::browser::{Browser, BrowserConfig, Protocol};
 use windup_core::config::Settings;
 use windup_core::engine::executor::NoValues;
 use windup_core::model::plan::{Plan, Rules};
-use windup_core::{browser::Browser, engine::executor::ExecOptions, engine::executor::Executor};
+use windup_core::{engine::executor::ExecOptions, engine::executor::Executor};
 
 #[tokio::main]
 async fn main() {
@@ -23,14 +24,28 @@ async fn main() {
     let shop = windup_shop::spawn(Default::default())
         .await
         .expect("the shop starts");
-    let browser = Browser::launch(
-        Settings::load(Path::new(env!("CARGO_MANIFEST_DIR")))
-            .expect("windup.toml loads")
-            .browser_config(),
-    )
+    let config = Settings::load(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .expect("windup.toml loads")
+        .browser_config();
+    // The plan over each protocol, each on a driver of its own (the protocol is the driver's
+    // setting), and the hand-written flow on the Classic one.
+    let browser = Browser::launch(BrowserConfig {
+        protocol: Protocol::Classic,
+        ..config.clone()
+    })
     .await
     .expect("chromedriver starts");
+    let bidi_browser = Browser::launch(BrowserConfig {
+        protocol: Protocol::Bidi,
+        ..config
+    })
+    .await
+    .expect("a second chromedriver starts");
     let session = browser.new_session().await.expect("a session opens");
+    let bidi_session = bidi_browser
+        .new_session()
+        .await
+        .expect("a BiDi session opens");
     // A profile of the bench's own, removed when the bench ends: one chromedriver makes for a
     // session without one outlives the driver, which ends at once after the session.
     let hand_profile = tempfile::tempdir().expect("a temporary directory");
@@ -49,35 +64,32 @@ async fn main() {
     let mut options = ExecOptions::new(shop.url().parse().expect("a URL"));
     options.artifacts_dir = artifacts.path().to_owned();
 
-    let mut windup_times = Vec::with_capacity(runs);
+    let mut classic_times = Vec::with_capacity(runs);
+    let mut bidi_times = Vec::with_capacity(runs);
     let mut hand_times = Vec::with_capacity(runs);
-    // Two untimed rounds warm the session, the shop and the caches.
+    // Two untimed rounds warm the sessions, the shop and the caches.
     for round in 0..runs + 2 {
-        session.reset().await.expect("reset");
-        let windup = time(async {
-            Executor::new(&session, &options, &NoValues)
-                .run(&plan)
-                .await
-                .unwrap_or_else(|f| panic!("the plan failed: {f}"));
-        })
-        .await;
+        let classic = replay(&session, &options, &plan).await;
+        let bidi = replay(&bidi_session, &options, &plan).await;
         reset_by_hand(&hand_client).await;
         let hand = time(hand_written(&hand_client, shop.url())).await;
         if round >= 2 {
-            windup_times.push(windup);
+            classic_times.push(classic);
+            bidi_times.push(bidi);
             hand_times.push(hand);
         }
     }
-    let windup = Summary::of(&mut windup_times);
+    let classic = Summary::of(&mut classic_times);
+    let bidi = Summary::of(&mut bidi_times);
     let hand = Summary::of(&mut hand_times);
+    let ratio = |of: Summary| of.median.as_secs_f64() / hand.median.as_secs_f64();
     println!("checkout replay on a warm session, {runs} runs each, interleaved");
-    println!("  windup plan    {windup}");
-    println!("  hand-written   {hand}");
-    println!(
-        "  ratio (median windup / median hand-written): {:.2}x",
-        windup.median.as_secs_f64() / hand.median.as_secs_f64()
-    );
+    println!("  windup plan, Classic  {classic}  {:.2}x", ratio(classic));
+    println!("  windup plan, BiDi     {bidi}  {:.2}x", ratio(bidi));
+    println!("  hand-written          {hand}  1.00x");
+    println!("  (ratio: median / the hand-written flow's median)");
     session.close().await.expect("the session closes");
+    bidi_session.close().await.expect("the BiDi session closes");
     hand_client
         .close()
         .await
@@ -97,6 +109,22 @@ fn with_profile(
         args.push(format!("--user-data-dir={}", profile.display()).into());
     }
     capabilities
+}
+
+/// Resets a session (untimed), then times the plan's replay on it.
+async fn replay(
+    session: &windup_core::browser::Session,
+    options: &ExecOptions,
+    plan: &Plan,
+) -> Duration {
+    session.reset().await.expect("reset");
+    time(async {
+        Executor::new(session, options, &NoValues)
+            .run(plan)
+            .await
+            .unwrap_or_else(|f| panic!("the plan failed: {f}"));
+    })
+    .await
 }
 
 /// Times one run.

@@ -1034,6 +1034,12 @@ async fn over_bidi_errors_during_load_are_seen_and_events_are_pushed_in_each_bro
             Some(PageEvents::default()),
             "{kind}: nothing heard once unwatched"
         );
+        // A BiDi session resets as a Classic one does (Firefox clears its data from its
+        // privileged context, which only Classic reaches): a pool keeps it for the next scenario.
+        rig.session
+            .reset()
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: a BiDi session resets: {e}"));
         rig.close().await;
     }
 }

@@ -73,6 +73,16 @@ const EVENTS: &[&str] = &[
     "network.fetchError",
 ];
 
+/// The events that end a navigation of the top-level page. The session hears the whole
+/// `browsingContext` module (a few events per page): a driver that lacks one of these events
+/// (Firefox has no `navigationAborted` yet) refuses a subscription that names it.
+const NAVIGATION_ENDS: &[&str] = &[
+    "browsingContext.load",
+    "browsingContext.navigationAborted",
+    "browsingContext.navigationFailed",
+    "browsingContext.fragmentNavigated",
+];
+
 /// The events kept between two takes, as the page observer's buffer holds.
 const MAX_HEARD: usize = 100;
 
@@ -83,6 +93,22 @@ pub(crate) enum Refusal {
     Error { error: String, message: String },
     /// The socket closed, or never answered in time: why.
     Gone(String),
+}
+
+impl Refusal {
+    /// The error of the step `during` that the channel refused: a socket gone is a session lost.
+    pub(crate) fn during(self, during: &str) -> super::BrowserError {
+        match self {
+            Refusal::Gone(reason) => super::BrowserError::Lost {
+                during: during.to_owned(),
+                reason,
+            },
+            refused => super::BrowserError::Command {
+                during: during.to_owned(),
+                reason: refused.to_string(),
+            },
+        }
+    }
 }
 
 impl std::fmt::Display for Refusal {
@@ -103,6 +129,8 @@ pub(crate) struct Channel {
     waiting: Waiting,
     next_id: AtomicU64,
     heard: Arc<Mutex<Heard>>,
+    /// Told when the top-level page's navigation ends.
+    moved: Arc<tokio::sync::Notify>,
     /// The subscription of [`Channel::listen`], while it lasts (empty: one without an id).
     subscription: Mutex<Option<String>>,
     /// The session's top-level browsing context (its Classic window handle).
@@ -118,6 +146,10 @@ struct Heard {
     /// Commands and events the channel carried: sent, then received.
     sent: u64,
     received: u64,
+    /// The top-level page's navigation under way (started, not yet loaded, aborted or failed).
+    navigating: Option<String>,
+    /// The top-level context, whose navigations are followed.
+    context: String,
 }
 
 impl Channel {
@@ -151,13 +183,22 @@ impl Channel {
             let _ = sink.close().await;
         });
         let waiting: Waiting = Arc::default();
-        let heard: Arc<Mutex<Heard>> = Arc::default();
+        let heard = Arc::new(Mutex::new(Heard {
+            context: context.clone(),
+            ..Heard::default()
+        }));
+        let moved: Arc<tokio::sync::Notify> = Arc::default();
         let reader = {
-            let (waiting, heard) = (Arc::clone(&waiting), Arc::clone(&heard));
+            let (waiting, heard, moved) =
+                (Arc::clone(&waiting), Arc::clone(&heard), Arc::clone(&moved));
             tokio::spawn(async move {
                 let why = loop {
                     match stream.next().await {
-                        Some(Ok(Message::Text(text))) => dispatch(&text, &waiting, &heard),
+                        Some(Ok(Message::Text(text))) => {
+                            if dispatch(&text, &waiting, &heard) {
+                                moved.notify_waiters();
+                            }
+                        }
                         Some(Ok(Message::Close(frame))) => {
                             break format!("closed by the browser ({frame:?})");
                         }
@@ -172,16 +213,43 @@ impl Channel {
                 }
             })
         };
-        Ok(Channel {
+        let channel = Channel {
             outgoing,
             waiting,
             next_id: AtomicU64::new(1),
             heard,
+            moved,
             subscription: Mutex::new(None),
             context,
             reader,
             writer,
-        })
+        };
+        channel
+            .command(
+                "session.subscribe",
+                json!({ "events": ["browsingContext"], "contexts": [channel.context] }),
+            )
+            .await?;
+        Ok(channel)
+    }
+
+    /// Waits while a navigation of the top-level page is under way (one an act started: a link
+    /// followed, a form sent, a key pressed), until its document has loaded, as Classic's
+    /// commands wait for a pending navigation; at `deadline` it stops waiting and forgets it.
+    pub(crate) async fn settled(&self, deadline: std::time::Instant) {
+        let deadline = tokio::time::Instant::from_std(deadline);
+        loop {
+            let moved = self.moved.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
+            if lock(&self.heard).navigating.is_none() {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, moved).await.is_err() {
+                lock(&self.heard).navigating = None;
+                return;
+            }
+        }
     }
 
     /// Subscribes to the page's errors and failed requests, once.
@@ -273,12 +341,36 @@ impl Channel {
         body: &str,
         args: &[Value],
     ) -> Result<Value, Refusal> {
+        // An object or array with no element in it goes as its JSON text, parsed in the page:
+        // chromedriver builds each one in the page with a command of its own, which made a
+        // call with an object argument cost 10 ms where one with a string costs 2.
+        let as_text: Vec<usize> = (0..args.len())
+            .filter(|&i| args[i].is_object() || args[i].is_array())
+            .filter(|&i| !holds_element(&args[i]))
+            .collect();
+        let declaration = if as_text.is_empty() {
+            format!("function () {{\n{body}\n}}")
+        } else {
+            format!(
+                "function () {{\nconst args = Array.prototype.slice.call(arguments);\n\
+                 for (const i of {as_text:?}) args[i] = JSON.parse(args[i]);\n\
+                 return (function () {{\n{body}\n}}).apply(this, args);\n}}"
+            )
+        };
+        let arguments: Vec<Value> = args
+            .iter()
+            .enumerate()
+            .map(|(i, arg)| match as_text.contains(&i) {
+                true => json!({ "type": "string", "value": arg.to_string() }),
+                false => local_value(arg),
+            })
+            .collect();
         let answer = self
             .command(
                 "script.callFunction",
                 json!({
-                    "functionDeclaration": format!("function () {{\n{body}\n}}"),
-                    "arguments": args.iter().map(local_value).collect::<Vec<_>>(),
+                    "functionDeclaration": declaration,
+                    "arguments": arguments,
                     "target": { "context": context },
                     "awaitPromise": true,
                     "resultOwnership": "none",
@@ -295,6 +387,62 @@ impl Channel {
                     .to_owned(),
             }),
         }
+    }
+
+    /// Calls a script as WebDriver Classic's `executeAsync` does, in the session's top-level
+    /// page: `body` answers by calling the function passed after its arguments.
+    pub(crate) async fn run_async(&self, body: &str, args: &[Value]) -> Result<Value, Refusal> {
+        let body = format!(
+            "const args = Array.prototype.slice.call(arguments);\n\
+             return new Promise((resolve, reject) => {{\n\
+             args.push(resolve);\n\
+             try {{ (function () {{\n{body}\n}}).apply(window, args); }} catch (e) {{ reject(e); }}\n\
+             }});"
+        );
+        self.call(&self.context, &body, args).await
+    }
+
+    /// Performs input actions (`input.performActions`: trusted pointer and key events, as a
+    /// person's) in the session's top-level page; [`super::input`] builds them.
+    pub(crate) async fn perform(&self, actions: Value) -> Result<(), Refusal> {
+        self.command(
+            "input.performActions",
+            json!({ "context": self.context, "actions": actions }),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Opens `url` in the session's top-level page and answers once it has loaded
+    /// (`browsingContext.navigate` with `wait: complete`, as Classic's page load strategy
+    /// `normal`).
+    pub(crate) async fn navigate(&self, url: &str) -> Result<(), Refusal> {
+        self.command(
+            "browsingContext.navigate",
+            json!({ "context": self.context, "url": url, "wait": "complete" }),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Reloads the top-level page and answers once it has loaded.
+    pub(crate) async fn reload(&self) -> Result<(), Refusal> {
+        self.command(
+            "browsingContext.reload",
+            json!({ "context": self.context, "wait": "complete" }),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Goes `delta` entries through the top-level page's history (-1: back).
+    pub(crate) async fn traverse(&self, delta: i64) -> Result<(), Refusal> {
+        self.command(
+            "browsingContext.traverseHistory",
+            json!({ "context": self.context, "delta": delta }),
+        )
+        .await
+        .map(|_| ())
     }
 
     /// The page's events heard since the last call, oldest first.
@@ -327,19 +475,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// One message from the browser: an answer to the command waiting for it, or an event.
-fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>) {
+/// One message from the browser: an answer to the command waiting for it, or an event. True
+/// when it ended the top-level page's navigation.
+fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>) -> bool {
     let Ok(message) = serde_json::from_str::<Value>(text) else {
-        return;
+        return false;
     };
     lock(heard).received += 1;
     match message["type"].as_str() {
         Some("success") | Some("error") => {
             let Some(id) = message["id"].as_u64() else {
-                return;
+                return false;
             };
             let Some(answer) = lock(waiting).remove(&id) else {
-                return;
+                return false;
             };
             let result = if message["type"] == "success" {
                 Ok(message["result"].clone())
@@ -350,13 +499,41 @@ fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>) {
                 })
             };
             let _ = answer.send(result);
+            false
         }
         Some("event") => {
             let method = message["method"].as_str().unwrap_or_default();
-            heard_event(&mut lock(heard), method, &message["params"]);
+            let mut heard = lock(heard);
+            if method.starts_with("browsingContext.") {
+                return navigated(&mut heard, method, &message["params"]);
+            }
+            heard_event(&mut heard, method, &message["params"]);
+            false
         }
-        _ => {}
+        _ => false,
     }
+}
+
+/// Follows the top-level page's navigation: one starts, and ends when its document has loaded,
+/// it was aborted or failed, or it only moved to a fragment. True when one ended.
+fn navigated(heard: &mut Heard, method: &str, params: &Value) -> bool {
+    if params["context"].as_str() != Some(heard.context.as_str()) {
+        return false;
+    }
+    let navigation = params["navigation"].as_str();
+    if method == "browsingContext.navigationStarted" {
+        heard.navigating = navigation.map(str::to_owned);
+        return false;
+    }
+    if !NAVIGATION_ENDS.contains(&method) {
+        return false;
+    }
+    // An end without an id, or of the navigation under way (not of one it replaced).
+    if navigation.is_none() || heard.navigating.as_deref() == navigation {
+        heard.navigating = None;
+        return true;
+    }
+    false
 }
 
 /// Keeps what an event says about the page: an error, a failed request, a load.
@@ -407,6 +584,15 @@ fn the_pages_own(params: &Value) -> bool {
 
 /// WebDriver Classic's key for an element reference in JSON.
 const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// Whether a Classic JSON value holds an element reference anywhere in it.
+fn holds_element(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(holds_element),
+        Value::Object(map) => map.contains_key(ELEMENT_KEY) || map.values().any(holds_element),
+        _ => false,
+    }
+}
 
 /// A Classic JSON argument as BiDi's local value.
 fn local_value(value: &Value) -> Value {

@@ -245,8 +245,11 @@ async fn set_context(session: &Session, context: &'static str) -> Result<(), Bro
             body: json!({ "context": context }),
         })
         .await
-        .map(|_| ())
-        .map_err(|e| BrowserError::command(format!("switch to the {context} context"), e))
+        .map_err(|e| BrowserError::command(format!("switch to the {context} context"), e))?;
+    session
+        .privileged
+        .store(context == "chrome", std::sync::atomic::Ordering::SeqCst);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -73,10 +73,10 @@ impl Session {
             .active_element()
             .await
             .map_err(|e| BrowserError::command("find the focused element", e))?;
-        focused
-            .send_keys(&key.keys())
-            .await
-            .map_err(|e| BrowserError::command(format!("press {key}"), e))
+        let pressed = focused.send_keys(&key.keys()).await;
+        self.settle(std::time::Instant::now() + super::SETTLE_WITHIN)
+            .await;
+        pressed.map_err(|e| BrowserError::command(format!("press {key}"), e))
     }
 
     /// Presses `key` in an element that passed the gate, giving it the focus first when it
@@ -88,11 +88,12 @@ impl Session {
     ) -> Result<(), BrowserError> {
         self.forget_seen_url();
         self.focus(element).await?;
-        element
-            .element
-            .send_keys(&key.keys())
-            .await
-            .map_err(|e| BrowserError::command(format!("press {key} in {}", element.described), e))
+        self.send_keys(
+            element,
+            &key.keys(),
+            &format!("press {key} in {}", element.described),
+        )
+        .await
     }
 }
 

@@ -8,6 +8,7 @@ mod chromium;
 mod digest;
 mod driver;
 mod firefox;
+mod input;
 pub mod install;
 mod keys;
 mod observe;
@@ -444,6 +445,7 @@ impl Browser {
             kind: self.config.kind,
             local: self.driver.is_some(),
             framed: Default::default(),
+            privileged: Default::default(),
             watching: Default::default(),
             seen: Default::default(),
             _profile: profile,
@@ -499,7 +501,11 @@ impl Browser {
             .window()
             .await
             .map_err(|e| bidi::Refusal::Gone(format!("the session's window is unknown: {e}")))?;
-        bidi::Channel::open(socket, credentials.header_for(socket), window.into()).await
+        let channel =
+            bidi::Channel::open(socket, credentials.header_for(socket), window.into()).await?;
+        // Every new document keeps the scripts' helpers from its start.
+        channel.preload(&scripts::LIBRARY.install).await?;
+        Ok(channel)
     }
 
     /// The backend's capabilities, and the standard ones every session gets.
@@ -516,6 +522,37 @@ impl Browser {
         );
         caps
     }
+}
+
+/// Runs a script over BiDi as Classic's `execute` (or, with `callback`, `executeAsync`) would:
+/// one whose helpers the page keeps sends only its own part, and installs the helpers first in a
+/// document that began before the session's preload script ([`scripts::Library`]).
+async fn on_socket(
+    channel: &bidi::Channel,
+    script: &str,
+    args: &[Value],
+    callback: bool,
+) -> Result<Value, bidi::Refusal> {
+    let call = |body: &str| {
+        let body = body.to_owned();
+        async move {
+            if callback {
+                channel.run_async(&body, args).await
+            } else {
+                channel.run(&body, args).await
+            }
+        }
+    };
+    let library = &*scripts::LIBRARY;
+    let Some(slim) = library.slim(script, callback) else {
+        return call(script).await;
+    };
+    let answer = call(&slim).await?;
+    if answer.as_str() != Some(library.missing().as_str()) {
+        return Ok(answer);
+    }
+    channel.run(&library.install, &[]).await?;
+    call(&slim).await
 }
 
 /// Starts the configured kind's driver on a free loopback port, its log in `log_dir`.
@@ -546,6 +583,9 @@ pub struct Session {
     local: bool,
     /// Whether the session may be inside a frame rather than on the page itself.
     framed: std::sync::atomic::AtomicBool,
+    /// Whether its Classic scripts run in the browser's own privileged context (Firefox's
+    /// `chrome`), which only Classic reaches.
+    privileged: std::sync::atomic::AtomicBool,
     /// Whether the backend runs the page-events observer in every new document.
     watching: std::sync::Mutex<Option<String>>,
     /// What scripts told of the top-level page since a command last changed it.
@@ -601,6 +641,10 @@ struct Departure {
 /// waits it all; nothing else does).
 const TRAVERSAL_WAIT: Duration = Duration::from_secs(2);
 
+/// How long an act with no deadline of its own (typing, a key, a double click) waits, over BiDi,
+/// for a navigation it started to land.
+const SETTLE_WITHIN: Duration = Duration::from_secs(10);
+
 const SELECT_ALL_AND_DELETE: &str = "\u{E009}a\u{E000}\u{E003}";
 
 impl Session {
@@ -612,26 +656,32 @@ impl Session {
     pub async fn goto(&self, url: &str) -> Result<Opened, BrowserError> {
         self.forget_seen_url();
         self.leave_frames().await?;
-        let opened = self.navigate(url).await;
+        let unreachable = |code| {
+            Err(BrowserError::Navigation(Unreachable {
+                url: url.to_owned(),
+                code,
+            }))
+        };
         // A driver reports some network errors as a failed command and shows others only as the
         // browser's error page: either way the browser's error page is what is open now.
-        let failed_with = opened
-            .as_ref()
-            .err()
-            .and_then(|err| self.backend().navigation_error(&err.to_string()));
-        if let Some(code) = failed_with {
-            return Err(BrowserError::Navigation(Unreachable {
-                url: url.to_owned(),
-                code,
-            }));
+        if let Err(err) = self.navigate(url, &format!("goto {url}")).await {
+            if let Some(code) = self.backend().navigation_error(&err.to_string()) {
+                return unreachable(code);
+            }
+            // Over BiDi a browser may refuse the navigation with its error page open: look.
+            if self.socket().is_some()
+                && !err.is_lost()
+                && let Ok(OpenedPage {
+                    error: Some(code), ..
+                }) = self.opened().await
+            {
+                return unreachable(code);
+            }
+            return Err(err);
         }
-        opened.map_err(|e| BrowserError::command(format!("goto {url}"), e))?;
         let page = self.opened().await?;
         if let Some(code) = page.error {
-            return Err(BrowserError::Navigation(Unreachable {
-                url: url.to_owned(),
-                code,
-            }));
+            return unreachable(code);
         }
         self.remember_origin(url);
         Ok(Opened {
@@ -639,19 +689,29 @@ impl Session {
         })
     }
 
+    /// Opens `url` and waits for it to load: over BiDi `browsingContext.navigate`, else
     /// WebDriver's Navigate To. An absolute URL is sent as it is: fantoccini's `goto` first
     /// asks the driver for the current URL to resolve it against, a round trip per page.
-    async fn navigate(&self, url: &str) -> Result<(), fantoccini::error::CmdError> {
-        if url::Url::parse(url).is_err() {
-            return self.client.goto(url).await;
+    async fn navigate(&self, url: &str, during: &str) -> Result<(), BrowserError> {
+        let absolute = url::Url::parse(url).is_ok();
+        if let Some(channel) = self.socket().filter(|_| absolute) {
+            return channel
+                .navigate(url)
+                .await
+                .map_err(|refusal| refusal.during(during));
         }
-        self.client
-            .issue_cmd(SessionPost {
-                path: "url",
-                body: serde_json::json!({ "url": url }),
-            })
-            .await
-            .map(|_| ())
+        let sent = if absolute {
+            self.client
+                .issue_cmd(SessionPost {
+                    path: "url",
+                    body: serde_json::json!({ "url": url }),
+                })
+                .await
+                .map(|_| ())
+        } else {
+            self.client.goto(url).await
+        };
+        sent.map_err(|e| BrowserError::command(during, e))
     }
 
     /// What the page just opened is: the browser's error page (with its network error code), or
@@ -752,27 +812,24 @@ impl Session {
         args: Vec<Value>,
     ) -> Result<Value, BrowserError> {
         // Over BiDi on the page itself; in a frame, Classic knows which one.
-        if let Some(channel) = &self.bidi
-            && !self.framed.load(std::sync::atomic::Ordering::SeqCst)
-        {
-            return channel
-                .run(script, &args)
+        if let Some(channel) = self.socket() {
+            return on_socket(channel, script, &args, false)
                 .await
-                .map_err(|refusal| match refusal {
-                    bidi::Refusal::Gone(reason) => BrowserError::Lost {
-                        during: during.to_owned(),
-                        reason,
-                    },
-                    refused => BrowserError::Command {
-                        during: during.to_owned(),
-                        reason: refused.to_string(),
-                    },
-                });
+                .map_err(|refusal| refusal.during(during));
         }
         self.client
             .execute(script, args)
             .await
             .map_err(|e| BrowserError::command(during, e))
+    }
+
+    /// The BiDi socket, when the session speaks BiDi and is on the page itself (in a frame,
+    /// Classic knows which one; in the browser's privileged context, only Classic goes).
+    fn socket(&self) -> Option<&bidi::Channel> {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.bidi
+            .as_ref()
+            .filter(|_| !self.framed.load(SeqCst) && !self.privileged.load(SeqCst))
     }
 
     pub(crate) async fn execute_async(
@@ -781,6 +838,11 @@ impl Session {
         script: &str,
         args: Vec<Value>,
     ) -> Result<Value, BrowserError> {
+        if let Some(channel) = self.socket() {
+            return on_socket(channel, script, &args, true)
+                .await
+                .map_err(|refusal| refusal.during(during));
+        }
         self.client
             .execute_async(script, args)
             .await
@@ -815,9 +877,9 @@ impl Session {
             }
             element.element.send_keys(text).await
         };
-        typed
-            .await
-            .map_err(|e| BrowserError::command("type into the field", e))
+        let typed = typed.await;
+        self.settle(Instant::now() + SETTLE_WITHIN).await;
+        typed.map_err(|e| BrowserError::command("type into the field", e))
     }
 
     /// Picks the option of a list that passed the gate by its label, else by its value; `false`
@@ -854,6 +916,34 @@ impl Session {
         deadline: Instant,
     ) -> Result<Clicked, BrowserError> {
         self.forget_seen_url();
+        if let Some((channel, point)) = self.socket().zip(element.point) {
+            let pressed = channel
+                .perform(input::mouse(&[
+                    input::Mouse::To {
+                        x: point.x,
+                        y: point.y,
+                    },
+                    input::Mouse::Click,
+                ]))
+                .await;
+            return match pressed {
+                Ok(()) => {
+                    // What the click started (a link followed, a form sent) lands first, as
+                    // Classic's click waits for it.
+                    channel.settled(deadline).await;
+                    let checked = match then {
+                        AfterClick::Settle => self.await_departure(deadline).await?,
+                        AfterClick::CheckPage => None,
+                    };
+                    channel.settled(deadline).await;
+                    Ok(Clicked::Done { checked })
+                }
+                Err(bidi::Refusal::Error { error, .. }) if error == "move target out of bounds" => {
+                    Ok(Clicked::Raced)
+                }
+                Err(refusal) => Err(refusal.during(&format!("click {}", element.described))),
+            };
+        }
         let pressed = match &element.through {
             Some(_) => self.press_at_centre(element).await,
             None => element.element.click().await,
@@ -951,11 +1041,8 @@ impl Session {
             self.forget_seen_url();
         }
         self.focus(element).await?;
-        element
-            .element
-            .send_keys(text)
+        self.send_keys(element, text, &format!("type into {}", element.described))
             .await
-            .map_err(|e| BrowserError::command(format!("type into {}", element.described), e))
     }
 
     /// Gives an element that passed the gate the focus, unless it has it: no click, no pointer.
@@ -965,24 +1052,58 @@ impl Session {
             while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement; \
             if (active !== el) el.focus(); \
             return true;";
-        let element_arg =
-            serde_json::to_value(&element.element).map_err(|e| BrowserError::Script {
-                during: "focus an element".into(),
-                value: e.to_string(),
-            })?;
         self.execute(
             &format!("focus {}", element.described),
             script,
-            vec![element_arg],
+            vec![self.reference(element)?],
         )
         .await
         .map(|_| ())
+    }
+
+    /// An element that passed the gate as a script's argument.
+    fn reference(&self, element: &Actionable) -> Result<Value, BrowserError> {
+        serde_json::to_value(&element.element).map_err(|e| BrowserError::Script {
+            during: format!("pass {} to a script", element.described),
+            value: e.to_string(),
+        })
+    }
+
+    /// Types `keys` (WebDriver's key codes among them) into an element that passed the gate and
+    /// has the focus, with Classic's send-keys under either protocol: measured, chromedriver's and
+    /// geckodriver's BiDi input actions type a key more slowly (docs/browsers.md).
+    pub(crate) async fn send_keys(
+        &self,
+        element: &Actionable,
+        keys: &str,
+        during: &str,
+    ) -> Result<(), BrowserError> {
+        let typed = element.element.send_keys(keys).await;
+        self.settle(Instant::now() + SETTLE_WITHIN).await;
+        typed.map_err(|e| BrowserError::command(during, e))
+    }
+
+    /// Over BiDi, waits while a navigation of the page is under way (one an act started), until
+    /// its document has loaded or `deadline` comes: Classic's commands wait for it themselves.
+    async fn settle(&self, deadline: Instant) {
+        if let Some(channel) = &self.bidi {
+            channel.settled(deadline).await;
+        }
     }
 
     /// Moves the pointer over an element that passed the gate, as a person hovers it.
     pub async fn hover(&self, element: &Actionable) -> Result<(), BrowserError> {
         use fantoccini::actions::{InputSource, MouseActions, PointerAction};
         self.forget_seen_url();
+        if let Some((channel, point)) = self.socket().zip(element.point) {
+            return channel
+                .perform(input::mouse(&[input::Mouse::To {
+                    x: point.x,
+                    y: point.y,
+                }]))
+                .await
+                .map_err(|refusal| refusal.during(&format!("hover {}", element.described)));
+        }
         let mouse =
             MouseActions::new("windup-mouse".to_owned()).then(PointerAction::MoveToElement {
                 element: element.element.clone(),
@@ -1011,7 +1132,7 @@ impl Session {
             if (!sender) return false; \
             if (sender.tagName === 'A') return true; \
             return !!sender.form && (sender.tagName !== 'BUTTON' || (sender.getAttribute('type') || 'submit').toLowerCase() === 'submit');";
-        let element_arg = serde_json::to_value(&element.element).unwrap_or(Value::Null);
+        let element_arg = self.reference(element)?;
         let navigates = matches!(
             self.execute("look at what is double-clicked", sends, vec![element_arg])
                 .await,
@@ -1020,6 +1141,25 @@ impl Session {
         let slowed = navigates && self.backend().slow_network(self, Some(SLOW_ANSWER)).await?;
         self.execute("mark the page", "window.__windupClicked = true;", vec![])
             .await?;
+        if let Some((channel, point)) = self.socket().zip(element.point) {
+            let clicked = channel
+                .perform(input::mouse(&[
+                    input::Mouse::To {
+                        x: point.x,
+                        y: point.y,
+                    },
+                    input::Mouse::Click,
+                    input::Mouse::Pause(Duration::from_millis(100)),
+                    input::Mouse::Click,
+                ]))
+                .await;
+            if slowed {
+                self.await_answers().await;
+                self.backend().slow_network(self, None).await?;
+            }
+            channel.settled(Instant::now() + SETTLE_WITHIN).await;
+            return clicked.map_err(|refusal| refusal.during(&during()));
+        }
         let left = MOUSE_BUTTON_LEFT;
         let clicks = MouseActions::new("windup-mouse".to_owned())
             .then(PointerAction::MoveToElement {
@@ -1060,10 +1200,17 @@ impl Session {
     pub async fn reload(&self) -> Result<Opened, BrowserError> {
         self.forget_seen_url();
         self.leave_frames().await?;
-        self.client
-            .refresh()
-            .await
-            .map_err(|e| BrowserError::command("reload the page", e))?;
+        match self.socket() {
+            Some(channel) => channel
+                .reload()
+                .await
+                .map_err(|refusal| refusal.during("reload the page"))?,
+            None => self
+                .client
+                .refresh()
+                .await
+                .map_err(|e| BrowserError::command("reload the page", e))?,
+        }
         self.landed().await
     }
 
@@ -1094,12 +1241,28 @@ impl Session {
             .await
             .ok()
             .and_then(|v| serde_json::from_value::<(String, bool)>(v).ok());
-        let (what, went) = if forward {
-            ("go forward", self.client.forward().await)
-        } else {
-            ("go back", self.client.back().await)
-        };
-        went.map_err(|e| BrowserError::command(what, e))?;
+        let what = if forward { "go forward" } else { "go back" };
+        match self.socket() {
+            Some(channel) => {
+                match channel.traverse(if forward { 1 } else { -1 }).await {
+                    // No entry there: as Classic's back and forward, nothing happens.
+                    Err(bidi::Refusal::Error { error, .. }) if error == "no such history entry" => {
+                    }
+                    went => went.map_err(|refusal| refusal.during(what))?,
+                }
+                channel.settled(Instant::now() + SETTLE_WITHIN).await;
+            }
+            None if forward => self
+                .client
+                .forward()
+                .await
+                .map_err(|e| BrowserError::command(what, e))?,
+            None => self
+                .client
+                .back()
+                .await
+                .map_err(|e| BrowserError::command(what, e))?,
+        }
         if let Some((href, true)) = before {
             let deadline = tokio::time::Instant::now() + TRAVERSAL_WAIT;
             while tokio::time::Instant::now() < deadline
@@ -1160,9 +1323,7 @@ impl Session {
         self.backend()
             .clear_browsing_data(self, origins.into_iter().collect())
             .await?;
-        self.navigate("about:blank")
-            .await
-            .map_err(|e| BrowserError::command("open about:blank", e))
+        self.navigate("about:blank", "open about:blank").await
     }
 
     /// What WebDriver alone can clear, for a remote browser that refuses the backend's own way:
@@ -1180,9 +1341,8 @@ impl Session {
         let here = here.origin().ascii_serialization();
         for origin in origins.into_iter().filter(|origin| *origin != here) {
             // Not `goto`: the origin is being forgotten, not visited.
-            self.navigate(&format!("{origin}/"))
-                .await
-                .map_err(|e| BrowserError::command(format!("open {origin} to clear it"), e))?;
+            self.navigate(&format!("{origin}/"), &format!("open {origin} to clear it"))
+                .await?;
             self.execute("reset storage", &clear_storage_js(), vec![])
                 .await?;
             self.delete_all_cookies().await?;

@@ -81,6 +81,9 @@ pub struct Actionable {
     /// label/control pair: the click is then pressed there with the pointer, since WebDriver's
     /// own click would call the hit an interception.
     pub through: Option<String>,
+    /// Where the gate tested what a pointer hits (the element's centre, or its pair's): a
+    /// pointer sent over BiDi is pressed there.
+    pub(crate) point: Option<Point>,
 }
 
 /// Why the gate has not passed (yet).
@@ -141,6 +144,15 @@ struct GateAnswer {
     acted: Option<String>,
     #[serde(default)]
     through: Option<String>,
+    #[serde(default)]
+    point: Option<Point>,
+}
+
+/// A point of the viewport, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub(crate) struct Point {
+    pub x: i64,
+    pub y: i64,
 }
 
 /// The postcondition script's answer: one per check, and the page's URL from the top document.
@@ -271,6 +283,7 @@ impl Session {
             empty: answer.empty,
             acted: answer.acted,
             through: answer.through,
+            point: answer.point,
         }))
     }
 

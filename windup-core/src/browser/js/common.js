@@ -237,13 +237,21 @@ const W = {
     if (W.isVisible(control) && W.onPage(control)) return control;
     return labels.includes(el) ? el : labels[0];
   },
-  // Resolves once the DOM changes or after `ms`, whichever comes first: a condition wait.
+  // Resolves once the DOM changes, the document's loading moves on (`readystatechange`: a page
+  // loading its images changes no DOM), the document goes (`pagehide`: a look at a page that is
+  // leaving ends with it) or after `ms`, whichever comes first: a condition wait.
   // Changes inside open shadow roots count too.
   nextChange(ms) {
     return new Promise((resolve) => {
       const observer = new MutationObserver(() => finish());
       const timer = setTimeout(() => finish(), ms);
-      function finish() { observer.disconnect(); clearTimeout(timer); W._roots = undefined; resolve(); }
+      document.addEventListener('readystatechange', finish);
+      addEventListener('pagehide', finish);
+      function finish() {
+        observer.disconnect(); clearTimeout(timer); document.removeEventListener('readystatechange', finish);
+        removeEventListener('pagehide', finish);
+        W._roots = undefined; resolve();
+      }
       for (const root of W.roots(document)) {
         observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
       }

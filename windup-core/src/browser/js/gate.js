@@ -118,5 +118,6 @@ const [selector, mode, planned, done] = arguments;
     const f = e.target;
     if (!f || !f.target || f.target === '_self' || f.target === '_top') window.__windupSubmit = e;
   }, { capture: true, once: true });
-  return { ...base, status: 'ok', element: el, box: { x: after.x, y: after.y, width: after.width, height: after.height } };
+  // The point the hit was tested at: a pointer sent there (over BiDi) lands where it was tested.
+  return { ...base, status: 'ok', element: el, point, box: { x: after.x, y: after.y, width: after.width, height: after.height } };
 })().then(done, (e) => done({ status: 'error', detail: String(e && e.message || e) }));
