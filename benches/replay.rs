@@ -67,10 +67,13 @@ async fn main() {
     let mut classic_times = Vec::with_capacity(runs);
     let mut bidi_times = Vec::with_capacity(runs);
     let mut hand_times = Vec::with_capacity(runs);
+    let mut bidi_sent = 0;
     // Two untimed rounds warm the sessions, the shop and the caches.
     for round in 0..runs + 2 {
         let classic = replay(&session, &options, &plan).await;
+        let before = bidi_session.bidi_traffic().unwrap_or_default().0;
         let bidi = replay(&bidi_session, &options, &plan).await;
+        bidi_sent = bidi_session.bidi_traffic().unwrap_or_default().0 - before;
         reset_by_hand(&hand_client).await;
         let hand = time(hand_written(&hand_client, shop.url())).await;
         if round >= 2 {
@@ -88,6 +91,10 @@ async fn main() {
     println!("  windup plan, BiDi     {bidi}  {:.2}x", ratio(bidi));
     println!("  hand-written          {hand}  1.00x");
     println!("  (ratio: median / the hand-written flow's median)");
+    println!(
+        "  BiDi messages sent per replay, its reset included: {bidi_sent} for {} actions",
+        plan.actions.len()
+    );
     session.close().await.expect("the session closes");
     bidi_session.close().await.expect("the BiDi session closes");
     hand_client

@@ -582,8 +582,7 @@ fn the_pages_own(params: &Value) -> bool {
     !icon || params["initiator"]["type"] == "script"
 }
 
-/// WebDriver Classic's key for an element reference in JSON.
-const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+use super::ELEMENT_KEY;
 
 /// Whether a Classic JSON value holds an element reference anywhere in it.
 fn holds_element(value: &Value) -> bool {

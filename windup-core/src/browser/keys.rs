@@ -53,7 +53,7 @@ impl Key {
     }
 
     /// What WebDriver's send-keys is given for it.
-    fn keys(self) -> String {
+    pub(crate) fn keys(self) -> String {
         self.codes.iter().map(|&code| char::from(code)).collect()
     }
 }

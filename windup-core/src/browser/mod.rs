@@ -3,6 +3,7 @@
 //! between browsers lives in one backend per [`BrowserKind`].
 
 mod backend;
+mod bare;
 mod bidi;
 mod chromium;
 mod digest;
@@ -24,6 +25,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub use backend::{BrowserKind, Capabilities, Names};
+pub use bare::Bare;
 pub use bidi::Protocol;
 pub use digest::{Control, FormInfo, PageDigest};
 pub use keys::Key;
@@ -605,6 +607,9 @@ struct Seen {
     /// The path of the page the caller recorded last.
     recorded: Option<String>,
 }
+
+/// WebDriver Classic's key for an element reference in JSON (BiDi's shared id is the same id).
+pub(crate) const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// How late every answer from the network arrives during a double click.
 pub const SLOW_ANSWER: Duration = Duration::from_millis(400);

@@ -27,8 +27,7 @@ static COUNT: Script = Script::new(|| {
 static WAIT: Script = Script::new(|| {
     scripts::with_helpers("const done = arguments[0]; W.nextChange(100).then(() => done(null));")
 });
-/// The key WebDriver uses for an element reference inside script results.
-const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+use super::ELEMENT_KEY;
 
 /// What an action needs of its element before Windup acts on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

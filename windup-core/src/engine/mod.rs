@@ -7,6 +7,7 @@ pub mod audit;
 pub mod authoring;
 pub mod cache;
 pub mod executor;
+pub mod floor;
 pub mod fragments;
 #[cfg(feature = "scan")]
 #[cfg_attr(docsrs, doc(cfg(feature = "scan")))]

@@ -4,7 +4,10 @@
 //! 1. [`GENERATIONS`] fresh generations: the scenario planned from scratch, each plan run and
 //!    verified as planning does; at least [`GENERATIONS_NEEDED`] must be valid and pass;
 //! 2. [`REPLAYS`] replays of a plan that passed, from the cache: all pass, no model call;
-//! 3. the median replay at least [`SPEEDUP_NEEDED`] times faster than the median generation;
+//! 3. the median replay within [`FLOOR_RATIO_ALLOWED`] times the browser's floor for the same
+//!    flow ([`crate::engine::floor`], run beside each replay); with no floor (an element
+//!    WebDriver alone cannot reach), at least [`SPEEDUP_NEEDED`] times faster than the median
+//!    generation;
 //! 4. replays that cost $0;
 //! 5. the plan with one selector broken: its replay fails there, the runner plans again from
 //!    the failure, as for any stale cache entry, and the new plan passes.
@@ -27,7 +30,10 @@ use url::Url;
 use crate::browser::{Browser, BrowserError};
 use crate::config::{Reports, Settings, UpdateMode};
 use crate::engine::cache::{CacheEntry, CacheKey, PlanCache};
+use crate::engine::floor;
+use crate::engine::ledger::millis;
 use crate::engine::ledger::{PriceTable, RecordKind};
+use crate::engine::secret::Accounts;
 use crate::llm::LlmLimits;
 use crate::model::plan::Plan;
 use crate::model::scenario::Scenario;
@@ -39,8 +45,8 @@ use crate::run::report::LedgerReporter;
 use crate::run::runner::{self, Context, Plans};
 
 pub use report::{
-    BenchPlanner, BenchReport, Criterion, GENERATIONS, GENERATIONS_NEEDED, REPLAYS, Recovery,
-    SPEEDUP_NEEDED, Trial,
+    BenchPlanner, BenchReport, Criterion, FLOOR_RATIO_ALLOWED, Floor, GENERATIONS,
+    GENERATIONS_NEEDED, REPLAYS, Recovery, SPEEDUP_NEEDED, Trial,
 };
 
 /// The selector a bench puts in place of one action's: it matches nothing on any page.
@@ -353,12 +359,13 @@ impl Stage<'_> {
             self.check_usd().await?;
         }
         let (generations, passing) = self.generations(progress).await;
-        let (replays, recovery) = match passing {
-            Some((plan, cache)) => (
-                self.replays(&plan, &cache, progress).await?,
-                self.recovery(&plan, &cache, progress).await?,
-            ),
-            None => (Vec::new(), None),
+        let (replays, floor, recovery) = match passing {
+            Some((plan, cache)) => {
+                let (replays, floor) = self.replays(&plan, &cache, progress).await?;
+                let recovery = self.recovery(&plan, &cache, progress).await?;
+                (replays, Some(floor), recovery)
+            }
+            None => (Vec::new(), None, None),
         };
         Ok(BenchReport::new(
             &self.scenario.id,
@@ -367,6 +374,7 @@ impl Stage<'_> {
             generations,
             replays,
             recovery,
+            floor,
         ))
     }
 
@@ -437,16 +445,19 @@ impl Stage<'_> {
     }
 
     /// Replays `plan` from `cache` [`REPLAYS`] times. A replay that fails is not planned again
-    /// (the runs are read-only), and the plan is put back before the next.
+    /// (the runs are read-only), and the plan is put back before the next. After each, the
+    /// browser's floor for the same flow: the plan by WebDriver's own commands alone, on a session
+    /// of the same pool, timed as a replay is from its session's reset.
     async fn replays(
         &self,
         plan: &Plan,
         cache: &PlanCache,
         progress: &mut dyn FnMut(Progress<'_>),
-    ) -> Result<Vec<Trial>, BenchError> {
+    ) -> Result<(Vec<Trial>, Floor), BenchError> {
         let mut read_only = self.settings.clone();
         read_only.update = UpdateMode::No;
         let mut trials = Vec::with_capacity(REPLAYS);
+        let mut floor = Floor::default();
         for number in 1..=REPLAYS {
             self.seed(cache, plan)?;
             let (result, _) = self.run(&read_only, cache).await;
@@ -456,8 +467,27 @@ impl Stage<'_> {
                 trial: &trial,
             });
             trials.push(trial);
+            if floor.failure.is_none() {
+                match self.floor(plan).await {
+                    Ok(ms) => floor.runs_ms.push(ms),
+                    Err(why) => floor.failure = Some(why),
+                }
+            }
         }
-        Ok(trials)
+        Ok((trials, floor))
+    }
+
+    /// One run of the browser's floor for `plan`, in milliseconds from its session's reset.
+    async fn floor(&self, plan: &Plan) -> Result<u64, String> {
+        let started = std::time::Instant::now();
+        let lease = self.pool.acquire().await.map_err(|e| e.to_string())?;
+        let options = runner::exec_options(&self.settings, self.base_url);
+        let accounts = Accounts::for_scenario(&self.settings, &self.scenario);
+        let ran = floor::floor(lease.session(), &options, &accounts, plan).await;
+        if ran.is_err() {
+            lease.discard();
+        }
+        ran.map(|_| millis(started.elapsed()))
     }
 
     /// Runs `plan` with one selector broken, as the cache's active plan, and sees what the

@@ -16,8 +16,23 @@ pub const GENERATIONS: usize = 5;
 pub const GENERATIONS_NEEDED: usize = 4;
 /// Replays of a plan that passed; every one must pass, with no model call.
 pub const REPLAYS: usize = 10;
-/// How many times faster than the median generation the median replay must be.
+/// How many times the browser's floor for the same flow the median replay may take at most: the
+/// floor is the plan carried out by WebDriver's own commands alone, measured in the same bench
+/// ([`crate::engine::floor`]), so the criterion holds on a slow machine as on a fast one.
+pub const FLOOR_RATIO_ALLOWED: f64 = 2.0;
+/// How many times faster than the median generation the median replay must be, where the
+/// floor could not be measured (an element WebDriver's own find cannot reach).
 pub const SPEEDUP_NEEDED: f64 = 5.0;
+
+/// The browser's floor for the plan's flow, run beside each replay.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Floor {
+    /// Each run's time, from the session's reset as a replay's.
+    pub runs_ms: Vec<u64>,
+    /// Why it could not be measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
 
 /// Who planned a bench's generations.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -133,8 +148,11 @@ pub struct BenchReport {
     pub replays: Vec<Trial>,
     /// `None` when no generation passed, or its plan has no action with a target.
     pub recovery: Option<Recovery>,
+    /// The browser's floor for the same flow; `None` when no generation passed.
+    pub floor: Option<Floor>,
     pub median_generation_ms: Option<f64>,
     pub median_replay_ms: Option<f64>,
+    pub median_floor_ms: Option<f64>,
     /// The median generation's time over the median replay's.
     pub speedup: Option<f64>,
     pub criteria: Vec<Criterion>,
@@ -151,9 +169,14 @@ impl BenchReport {
         generations: Vec<Trial>,
         replays: Vec<Trial>,
         recovery: Option<Recovery>,
+        floor: Option<Floor>,
     ) -> Self {
         let median_generation_ms = median(&generations);
         let median_replay_ms = median(&replays);
+        let median_floor_ms = floor
+            .as_ref()
+            .filter(|floor| floor.failure.is_none())
+            .and_then(|floor| median_of(floor.runs_ms.clone()));
         let speedup = match (median_generation_ms, median_replay_ms) {
             (Some(generation), Some(replay)) if replay > 0.0 => Some(generation / replay),
             (Some(_), Some(_)) => Some(f64::INFINITY),
@@ -166,8 +189,10 @@ impl BenchReport {
             generations,
             replays,
             recovery,
+            floor,
             median_generation_ms,
             median_replay_ms,
+            median_floor_ms,
             speedup,
             criteria: Vec::new(),
             met: false,
@@ -252,11 +277,28 @@ impl BenchReport {
         ) else {
             return unmeasured("speed", "no plan was replayed: nothing to compare");
         };
+        if let Some(floor) = self.median_floor_ms.filter(|floor| *floor > 0.0) {
+            let ratio = replay / floor;
+            return Criterion {
+                name: "speed",
+                measured: format!(
+                    "median replay {}, the browser's floor for the same flow {}: {ratio:.2}× \
+                     (at most {FLOOR_RATIO_ALLOWED}×); {speedup:.1}× faster than generating",
+                    seconds(replay),
+                    seconds(floor)
+                ),
+                met: ratio <= FLOOR_RATIO_ALLOWED,
+            };
+        }
+        let why = match self.floor.as_ref().and_then(|f| f.failure.as_deref()) {
+            Some(why) => format!("no floor ({why}); "),
+            None => "no floor; ".to_owned(),
+        };
         Criterion {
             name: "speed",
             measured: format!(
-                "median replay {}, median generation {}: {speedup:.1}× faster ({SPEEDUP_NEEDED}× \
-                 needed)",
+                "{why}median replay {}, median generation {}: {speedup:.1}× faster \
+                 ({SPEEDUP_NEEDED}× needed)",
                 seconds(replay),
                 seconds(generation)
             ),
@@ -382,7 +424,11 @@ fn unmeasured(name: &'static str, why: &str) -> Criterion {
 
 /// The median duration of `trials`, in milliseconds; `None` for none.
 fn median(trials: &[Trial]) -> Option<f64> {
-    let mut ms: Vec<u64> = trials.iter().map(|t| t.duration_ms).collect();
+    median_of(trials.iter().map(|t| t.duration_ms).collect())
+}
+
+/// The median of durations in milliseconds; `None` for none.
+fn median_of(mut ms: Vec<u64>) -> Option<f64> {
     ms.sort_unstable();
     let n = ms.len();
     match n {

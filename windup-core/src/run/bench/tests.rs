@@ -45,6 +45,10 @@ fn all_met() -> BenchReport {
         generations,
         replays,
         Some(recovery),
+        Some(Floor {
+            runs_ms: vec![620, 600, 640, 610, 605, 615, 700, 600, 612, 608],
+            failure: None,
+        }),
     )
 }
 
@@ -55,6 +59,7 @@ fn a_bench_that_holds_meets_all_five_criteria() {
     assert_eq!(report.unmet(), Vec::<&str>::new());
     assert_eq!(report.median_generation_ms, Some(5100.0));
     assert_eq!(report.median_replay_ms, Some(802.5));
+    assert_eq!(report.median_floor_ms, Some(611.0));
     insta::assert_snapshot!("all_met_table", report.to_string());
 }
 
@@ -110,7 +115,8 @@ fn each_criterion_fails_on_its_own_figures() {
             .starts_with("replays ? (1 model call)")
     );
 
-    // Replays only four times faster.
+    // Replays that take more than twice what the browser needs for the same flow: slow,
+    // however much faster than generating they are.
     let mut report = all_met();
     for replay in &mut report.replays {
         replay.duration_ms = 1300;
@@ -119,7 +125,31 @@ fn each_criterion_fails_on_its_own_figures() {
     assert_eq!(judged.unmet(), ["speed"]);
     assert_eq!(
         judged.criteria[2].measured,
-        "median replay 1.30 s, median generation 5.10 s: 3.9× faster (5× needed)"
+        "median replay 1.30 s, the browser's floor for the same flow 0.61 s: 2.13× (at most 2×); \
+         3.9× faster than generating"
+    );
+    // The same replays on a machine twice as slow, floor and all: as fast as they can be.
+    let mut slow = report.clone();
+    if let Some(floor) = &mut slow.floor {
+        floor.runs_ms.iter_mut().for_each(|ms| *ms *= 2);
+    }
+    assert!(rejudge(&slow).met);
+
+    // A flow WebDriver alone cannot carry out has no floor: generating is the yardstick then.
+    let mut report = all_met();
+    report.floor = Some(Floor {
+        runs_ms: Vec::new(),
+        failure: Some("action a2: todo-app >>> li is in a frame or a shadow root".to_owned()),
+    });
+    for replay in &mut report.replays {
+        replay.duration_ms = 1300;
+    }
+    let judged = rejudge(&report);
+    assert_eq!(judged.unmet(), ["speed"]);
+    assert_eq!(
+        judged.criteria[2].measured,
+        "no floor (action a2: todo-app >>> li is in a frame or a shadow root); median replay \
+         1.30 s, median generation 5.10 s: 3.9× faster (5× needed)"
     );
 
     // A provider that cannot re-plan.
@@ -143,6 +173,7 @@ fn with_no_plan_that_passed_there_is_nothing_to_replay_or_break() {
         BenchPlanner::Offline,
         generations,
         Vec::new(),
+        None,
         None,
     );
     assert_eq!(
@@ -197,5 +228,6 @@ fn rejudge(report: &BenchReport) -> BenchReport {
         report.generations.clone(),
         report.replays.clone(),
         report.recovery.clone(),
+        report.floor.clone(),
     )
 }
