@@ -148,18 +148,8 @@ impl Session {
 
     /// Moves the pointer over an element.
     async fn hover_bare(&self, selector: &str, within: Duration) -> Result<(), BrowserError> {
-        use fantoccini::actions::{InputSource, MouseActions, PointerAction};
         let element = self.find_bare(selector, within).await?;
-        let mouse = MouseActions::new("bare-mouse".to_owned()).then(PointerAction::MoveToElement {
-            element,
-            duration: None,
-            x: 0.0,
-            y: 0.0,
-        });
-        self.client
-            .perform_actions(mouse)
-            .await
-            .map_err(|e| BrowserError::command(format!("hover {selector}"), e))
+        self.move_to(element, &format!("hover {selector}")).await
     }
 
     /// The first element `selector` finds, looked for every 10 ms for at most `within`.

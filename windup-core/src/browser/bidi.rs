@@ -405,44 +405,36 @@ impl Channel {
     /// Performs input actions (`input.performActions`: trusted pointer and key events, as a
     /// person's) in the session's top-level page; [`super::input`] builds them.
     pub(crate) async fn perform(&self, actions: Value) -> Result<(), Refusal> {
-        self.command(
-            "input.performActions",
-            json!({ "context": self.context, "actions": actions }),
-        )
-        .await
-        .map(|_| ())
+        self.on_page("input.performActions", json!({ "actions": actions }))
+            .await
     }
 
     /// Opens `url` in the session's top-level page and answers once it has loaded
     /// (`browsingContext.navigate` with `wait: complete`, as Classic's page load strategy
     /// `normal`).
     pub(crate) async fn navigate(&self, url: &str) -> Result<(), Refusal> {
-        self.command(
-            "browsingContext.navigate",
-            json!({ "context": self.context, "url": url, "wait": "complete" }),
-        )
-        .await
-        .map(|_| ())
+        let params = json!({ "url": url, "wait": "complete" });
+        self.on_page("browsingContext.navigate", params).await
     }
 
     /// Reloads the top-level page and answers once it has loaded.
     pub(crate) async fn reload(&self) -> Result<(), Refusal> {
-        self.command(
-            "browsingContext.reload",
-            json!({ "context": self.context, "wait": "complete" }),
-        )
-        .await
-        .map(|_| ())
+        let params = json!({ "wait": "complete" });
+        self.on_page("browsingContext.reload", params).await
     }
 
     /// Goes `delta` entries through the top-level page's history (-1: back).
     pub(crate) async fn traverse(&self, delta: i64) -> Result<(), Refusal> {
-        self.command(
-            "browsingContext.traverseHistory",
-            json!({ "context": self.context, "delta": delta }),
-        )
-        .await
-        .map(|_| ())
+        let params = json!({ "delta": delta });
+        self.on_page("browsingContext.traverseHistory", params)
+            .await
+    }
+
+    /// Sends a command about the session's top-level page (`params` get its `context`) and
+    /// waits for its answer.
+    async fn on_page(&self, method: &str, mut params: Value) -> Result<(), Refusal> {
+        params["context"] = json!(self.context);
+        self.command(method, params).await.map(|_| ())
     }
 
     /// The page's events heard since the last call, oldest first.

@@ -7,15 +7,24 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::page::Point;
+
 /// One step of the mouse.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Mouse {
     /// Moves to a point of the viewport, in CSS pixels.
-    To { x: i64, y: i64 },
+    To(Point),
     /// Presses and releases the left button.
     Click,
     /// Waits.
     Pause(Duration),
+}
+
+/// The actions of a mouse that moves to `point`, then does `then`.
+pub(crate) fn mouse_at(point: Point, then: &[Mouse]) -> Value {
+    let mut steps = vec![Mouse::To(point)];
+    steps.extend_from_slice(then);
+    mouse(&steps)
 }
 
 /// The actions of a mouse doing `steps`, as one input source.
@@ -23,7 +32,7 @@ pub(crate) fn mouse(steps: &[Mouse]) -> Value {
     let mut actions = Vec::with_capacity(steps.len() * 2);
     for step in steps {
         match *step {
-            Mouse::To { x, y } => actions.push(json!({
+            Mouse::To(Point { x, y }) => actions.push(json!({
                 "type": "pointerMove", "x": x, "y": y, "origin": "viewport"
             })),
             Mouse::Click => {
@@ -49,12 +58,14 @@ mod tests {
 
     #[test]
     fn the_mouse_moves_to_a_viewport_point_and_presses_the_left_button() {
-        let source = mouse(&[
-            Mouse::To { x: 10, y: 20 },
-            Mouse::Click,
-            Mouse::Pause(Duration::from_millis(100)),
-            Mouse::Click,
-        ]);
+        let source = mouse_at(
+            Point { x: 10, y: 20 },
+            &[
+                Mouse::Click,
+                Mouse::Pause(Duration::from_millis(100)),
+                Mouse::Click,
+            ],
+        );
         assert_eq!(source[0]["parameters"]["pointerType"], "mouse");
         let kinds: Vec<&str> = source[0]["actions"]
             .as_array()
@@ -74,6 +85,7 @@ mod tests {
             ]
         );
         assert_eq!(source[0]["actions"][0]["origin"], "viewport");
+        assert_eq!(source[0]["actions"][0]["x"], 10);
         assert_eq!(source[0]["actions"][3]["duration"], 100);
     }
 }

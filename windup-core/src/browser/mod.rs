@@ -923,13 +923,7 @@ impl Session {
         self.forget_seen_url();
         if let Some((channel, point)) = self.socket().zip(element.point) {
             let pressed = channel
-                .perform(input::mouse(&[
-                    input::Mouse::To {
-                        x: point.x,
-                        y: point.y,
-                    },
-                    input::Mouse::Click,
-                ]))
+                .perform(input::mouse_at(point, &[input::Mouse::Click]))
                 .await;
             return match pressed {
                 Ok(()) => {
@@ -1098,20 +1092,30 @@ impl Session {
 
     /// Moves the pointer over an element that passed the gate, as a person hovers it.
     pub async fn hover(&self, element: &Actionable) -> Result<(), BrowserError> {
-        use fantoccini::actions::{InputSource, MouseActions, PointerAction};
         self.forget_seen_url();
         if let Some((channel, point)) = self.socket().zip(element.point) {
             return channel
-                .perform(input::mouse(&[input::Mouse::To {
-                    x: point.x,
-                    y: point.y,
-                }]))
+                .perform(input::mouse_at(point, &[]))
                 .await
                 .map_err(|refusal| refusal.during(&format!("hover {}", element.described)));
         }
+        self.move_to(
+            element.element.clone(),
+            &format!("hover {}", element.described),
+        )
+        .await
+    }
+
+    /// Moves the pointer to the centre of `element` with Classic's actions.
+    pub(crate) async fn move_to(
+        &self,
+        element: fantoccini::elements::Element,
+        during: &str,
+    ) -> Result<(), BrowserError> {
+        use fantoccini::actions::{InputSource, MouseActions, PointerAction};
         let mouse =
             MouseActions::new("windup-mouse".to_owned()).then(PointerAction::MoveToElement {
-                element: element.element.clone(),
+                element,
                 duration: None,
                 x: 0.0,
                 y: 0.0,
@@ -1119,7 +1123,7 @@ impl Session {
         self.client
             .perform_actions(mouse)
             .await
-            .map_err(|e| BrowserError::command(format!("hover {}", element.described), e))
+            .map_err(|e| BrowserError::command(during, e))
     }
 
     /// Double-clicks an element that passed the gate as a person does. One that sends a form
@@ -1147,17 +1151,12 @@ impl Session {
         self.execute("mark the page", "window.__windupClicked = true;", vec![])
             .await?;
         if let Some((channel, point)) = self.socket().zip(element.point) {
-            let clicked = channel
-                .perform(input::mouse(&[
-                    input::Mouse::To {
-                        x: point.x,
-                        y: point.y,
-                    },
-                    input::Mouse::Click,
-                    input::Mouse::Pause(Duration::from_millis(100)),
-                    input::Mouse::Click,
-                ]))
-                .await;
+            let twice = [
+                input::Mouse::Click,
+                input::Mouse::Pause(Duration::from_millis(100)),
+                input::Mouse::Click,
+            ];
+            let clicked = channel.perform(input::mouse_at(point, &twice)).await;
             if slowed {
                 self.await_answers().await;
                 self.backend().slow_network(self, None).await?;

@@ -101,12 +101,28 @@ impl Session {
     /// (or of the page it came from, see the module's docs), drained: the next observation does
     /// not repeat them.
     pub async fn observe(&self, probes: &BTreeSet<Probe>) -> Result<Observation, BrowserError> {
+        match self.look(probes).await? {
+            Some(page) => Ok(page),
+            None => Err(BrowserError::Script {
+                during: "observe the page".into(),
+                value: "null (the page went before the look answered)".into(),
+            }),
+        }
+    }
+
+    /// One look at the page; `None` when the document went before the look answered (Firefox
+    /// answers a script the leaving document ran with `null`).
+    async fn look(&self, probes: &BTreeSet<Probe>) -> Result<Option<Observation>, BrowserError> {
         self.leave_frames().await?;
         let wire: Vec<&Probe> = probes.iter().collect();
-        let answer: Answer = self
-            .page_script_with("observe the page", &OBSERVE, vec![json!(wire)])
+        let raw = self
+            .execute("observe the page", &OBSERVE, vec![json!(wire)])
             .await?;
-        Self::observation(answer, wire)
+        if raw.is_null() {
+            return Ok(None);
+        }
+        let answer: Answer = super::snapshot::read_answer("observe the page", raw)?;
+        Self::observation(answer, wire).map(Some)
     }
 
     fn observation(answer: Answer, wire: Vec<&Probe>) -> Result<Observation, BrowserError> {
@@ -154,13 +170,13 @@ impl Session {
             Ok(None) | Err(BrowserError::Command { .. }) => {}
             Err(err) => return Err(err),
         }
-        let mut page = self.observe(probes).await?;
+        let mut page = self.observe_landed(probes, deadline).await?;
         let mut quiet = u32::from(page.pending == 0);
         while quiet < QUIET_LOOKS && Instant::now() < deadline {
             // A page that was quiet is looked at again soon; one still busy, a little later.
             let pause = if quiet > 0 { 20 } else { 50 };
             tokio::time::sleep(Duration::from_millis(pause)).await;
-            let mut next = self.observe(probes).await?;
+            let mut next = self.observe_landed(probes, deadline).await?;
             let mut events = std::mem::take(&mut page.events);
             events.absorb(std::mem::take(&mut next.events));
             next.events = events;
@@ -168,6 +184,30 @@ impl Session {
             quiet = if page.pending == 0 { quiet + 1 } else { 0 };
         }
         Ok(page)
+    }
+
+    /// One look, on the page that stays: a look made while a document goes (its answer lost, or
+    /// the command failed) is made again on the page that comes, until `deadline`.
+    async fn observe_landed(
+        &self,
+        probes: &BTreeSet<Probe>,
+        deadline: Instant,
+    ) -> Result<Observation, BrowserError> {
+        loop {
+            let went = match self.look(probes).await {
+                Ok(Some(page)) => return Ok(page),
+                Ok(None) => "it went before the look answered".to_owned(),
+                Err(BrowserError::Command { reason, .. }) => reason,
+                Err(err) => return Err(err),
+            };
+            if Instant::now() >= deadline {
+                return Err(BrowserError::Command {
+                    during: "observe the page".to_owned(),
+                    reason: format!("the page kept going until the look's deadline ({went})"),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// [`Session::observe_quiet`]'s looks in the page; `None` when the page went before it

@@ -117,10 +117,7 @@ fn each_criterion_fails_on_its_own_figures() {
 
     // Replays that take more than twice what the browser needs for the same flow: slow,
     // however much faster than generating they are.
-    let mut report = all_met();
-    for replay in &mut report.replays {
-        replay.duration_ms = 1300;
-    }
+    let report = replays_of(all_met(), 1300);
     let judged = rejudge(&report);
     assert_eq!(judged.unmet(), ["speed"]);
     assert_eq!(
@@ -136,14 +133,11 @@ fn each_criterion_fails_on_its_own_figures() {
     assert!(rejudge(&slow).met);
 
     // A flow WebDriver alone cannot carry out has no floor: generating is the yardstick then.
-    let mut report = all_met();
+    let mut report = replays_of(all_met(), 1300);
     report.floor = Some(Floor {
         runs_ms: Vec::new(),
         failure: Some("action a2: todo-app >>> li is in a frame or a shadow root".to_owned()),
     });
-    for replay in &mut report.replays {
-        replay.duration_ms = 1300;
-    }
     let judged = rejudge(&report);
     assert_eq!(judged.unmet(), ["speed"]);
     assert_eq!(
@@ -217,6 +211,14 @@ fn the_middle_action_with_a_target_is_broken() {
         break_one_selector(&plan),
         "the same plan breaks the same way"
     );
+}
+
+/// The report with every replay taking `ms`.
+fn replays_of(mut report: BenchReport, ms: u64) -> BenchReport {
+    for replay in &mut report.replays {
+        replay.duration_ms = ms;
+    }
+    report
 }
 
 /// The report judged again from its figures.
