@@ -119,6 +119,16 @@ async fn the_shop_s_scenarios_pass_two_at_a_time(
         .await;
 }
 
+/// The test's browser settings for a session of `kind` through the Grid, over `protocol`.
+fn on_the_grid(grid: &Grid, kind: BrowserKind, protocol: Protocol) -> BrowserConfig {
+    BrowserConfig {
+        kind,
+        webdriver_url: Some(grid.url().to_owned()),
+        protocol,
+        ..common::browser_config()
+    }
+}
+
 /// A session on the Grid logs in and fills its cart, then leaves for another origin (the same
 /// shop by the name `localhost`), so that the login and the cart belong to a page no longer open
 /// when the reset comes. After the reset the shop has forgotten both, and the storage is empty.
@@ -127,11 +137,7 @@ async fn a_remote_reset_forgets_the_login_and_the_cart(
     shop: &RunningShop,
     kind: BrowserKind,
 ) {
-    let config = BrowserConfig {
-        kind,
-        webdriver_url: Some(grid.url().to_owned()),
-        ..common::browser_config()
-    };
+    let config = on_the_grid(grid, kind, Protocol::Classic);
     let browser = Browser::launch(config)
         .await
         .expect("the Grid is reachable");
@@ -264,12 +270,7 @@ async fn a_session_through_the_grid_speaks_bidi_and_hears_the_page(
     shop: &RunningShop,
     kind: BrowserKind,
 ) {
-    let config = BrowserConfig {
-        kind,
-        webdriver_url: Some(grid.url().to_owned()),
-        protocol: Protocol::Bidi,
-        ..common::browser_config()
-    };
+    let config = on_the_grid(grid, kind, Protocol::Bidi);
     let browser = Browser::launch(config)
         .await
         .expect("the Grid is reachable");

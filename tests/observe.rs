@@ -858,13 +858,18 @@ async fn a_quiet_look_waits_for_the_answer_and_the_image_it_renders() {
     rig.close().await;
 }
 
+/// `/load-error.html` has fetched its answer and loaded.
+fn fetched_and_loaded() -> Postcondition {
+    Postcondition::ElementVisible {
+        frames: vec![],
+        selector: "html[data-fetched=yes][data-loaded=yes]".into(),
+    }
+}
+
 #[tokio::test]
 async fn a_watched_session_sees_errors_during_load_and_keeps_watching_after_a_reset() {
     let rig = Rig::start().await;
-    let loaded = || Postcondition::ElementVisible {
-        frames: vec![],
-        selector: "html[data-fetched=yes][data-loaded=yes]".into(),
-    };
+    let loaded = fetched_and_loaded;
     rig.open("/load-error.html").await;
     rig.until(loaded()).await;
     let unwatched = rig.observe(&[]).await;
@@ -978,11 +983,7 @@ async fn over_bidi_errors_during_load_are_seen_and_events_are_pushed_in_each_bro
             .await
             .expect("watching starts");
         rig.open("/load-error.html").await;
-        rig.until(Postcondition::ElementVisible {
-            frames: vec![],
-            selector: "html[data-fetched=yes][data-loaded=yes]".into(),
-        })
-        .await;
+        rig.until(fetched_and_loaded()).await;
         let seen = rig.observe(&[]).await;
         assert_eq!(seen.events.errors.len(), 1, "{kind}: {:?}", seen.events);
         assert!(
@@ -1024,11 +1025,7 @@ async fn over_bidi_errors_during_load_are_seen_and_events_are_pushed_in_each_bro
             .expect("the preload script goes");
         // Unwatched, nothing is subscribed to: a page's requests cost no events.
         rig.open("/load-error.html").await;
-        rig.until(Postcondition::ElementVisible {
-            frames: vec![],
-            selector: "html[data-fetched=yes][data-loaded=yes]".into(),
-        })
-        .await;
+        rig.until(fetched_and_loaded()).await;
         assert_eq!(
             rig.session.heard_page_events(),
             Some(PageEvents::default()),
