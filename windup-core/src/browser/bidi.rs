@@ -125,18 +125,57 @@ type Waiting = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, Refusal>>>>>
 /// The open socket of one session.
 #[derive(Debug)]
 pub(crate) struct Channel {
-    outgoing: mpsc::UnboundedSender<Message>,
-    waiting: Waiting,
-    next_id: AtomicU64,
-    heard: Arc<Mutex<Heard>>,
+    link: Link,
     /// Told when the top-level page's navigation ends.
     moved: Arc<tokio::sync::Notify>,
     /// The subscription of [`Channel::listen`], while it lasts (empty: one without an id).
     subscription: Mutex<Option<String>>,
+    /// Where requests the browser holds for the session go (`network.beforeRequestSent` with
+    /// `isBlocked`), once `Channel::intercept` asked for them (the audit's coverage).
+    #[cfg_attr(not(feature = "audit"), allow(dead_code))]
+    blocked: Blocked,
     /// The session's top-level browsing context (its Classic window handle).
     context: String,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
+}
+
+type Blocked = Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>>;
+
+/// What sends commands on the socket and waits for their answers: the channel's, and a copy for
+/// each task that answers the browser on its own (a held request).
+#[derive(Debug, Clone)]
+pub(crate) struct Link {
+    outgoing: mpsc::UnboundedSender<Message>,
+    waiting: Waiting,
+    next_id: Arc<AtomicU64>,
+    heard: Arc<Mutex<Heard>>,
+}
+
+impl Link {
+    /// Sends one command and waits for its answer.
+    pub(crate) async fn command(&self, method: &str, params: Value) -> Result<Value, Refusal> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (answer, answered) = oneshot::channel();
+        lock(&self.waiting).insert(id, answer);
+        let message = json!({ "id": id, "method": method, "params": params }).to_string();
+        lock(&self.heard).sent += 1;
+        if self.outgoing.send(Message::text(message)).is_err() {
+            lock(&self.waiting).remove(&id);
+            return Err(Refusal::Gone("the socket's writer has stopped".to_owned()));
+        }
+        match tokio::time::timeout(ANSWER_WITHIN, answered).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(Refusal::Gone("the socket's reader has stopped".to_owned())),
+            Err(_) => {
+                lock(&self.waiting).remove(&id);
+                Err(Refusal::Gone(format!(
+                    "no answer to {method} within {} s",
+                    ANSWER_WITHIN.as_secs()
+                )))
+            }
+        }
+    }
 }
 
 /// What the page did, as the events said it, since it was last taken.
@@ -183,19 +222,24 @@ impl Channel {
             let _ = sink.close().await;
         });
         let waiting: Waiting = Arc::default();
+        let blocked: Blocked = Arc::default();
         let heard = Arc::new(Mutex::new(Heard {
             context: context.clone(),
             ..Heard::default()
         }));
         let moved: Arc<tokio::sync::Notify> = Arc::default();
         let reader = {
-            let (waiting, heard, moved) =
-                (Arc::clone(&waiting), Arc::clone(&heard), Arc::clone(&moved));
+            let (waiting, heard, moved, blocked) = (
+                Arc::clone(&waiting),
+                Arc::clone(&heard),
+                Arc::clone(&moved),
+                Arc::clone(&blocked),
+            );
             tokio::spawn(async move {
                 let why = loop {
                     match stream.next().await {
                         Some(Ok(Message::Text(text))) => {
-                            if dispatch(&text, &waiting, &heard) {
+                            if dispatch(&text, &waiting, &heard, &blocked) {
                                 moved.notify_waiters();
                             }
                         }
@@ -214,11 +258,14 @@ impl Channel {
             })
         };
         let channel = Channel {
-            outgoing,
-            waiting,
-            next_id: AtomicU64::new(1),
-            heard,
+            link: Link {
+                outgoing,
+                waiting,
+                next_id: Arc::new(AtomicU64::new(1)),
+                heard,
+            },
             moved,
+            blocked,
             subscription: Mutex::new(None),
             context,
             reader,
@@ -242,11 +289,11 @@ impl Channel {
             let moved = self.moved.notified();
             tokio::pin!(moved);
             moved.as_mut().enable();
-            if lock(&self.heard).navigating.is_none() {
+            if lock(&self.link.heard).navigating.is_none() {
                 return;
             }
             if tokio::time::timeout_at(deadline, moved).await.is_err() {
-                lock(&self.heard).navigating = None;
+                lock(&self.link.heard).navigating = None;
                 return;
             }
         }
@@ -280,32 +327,54 @@ impl Channel {
             json!({ "subscriptions": [id] })
         };
         self.command("session.unsubscribe", params).await?;
-        lock(&self.heard).events = PageEvents::default();
+        lock(&self.link.heard).events = PageEvents::default();
         Ok(())
     }
 
     /// Sends one command and waits for its answer.
     pub(crate) async fn command(&self, method: &str, params: Value) -> Result<Value, Refusal> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (answer, answered) = oneshot::channel();
-        lock(&self.waiting).insert(id, answer);
-        let message = json!({ "id": id, "method": method, "params": params }).to_string();
-        lock(&self.heard).sent += 1;
-        if self.outgoing.send(Message::text(message)).is_err() {
-            lock(&self.waiting).remove(&id);
-            return Err(Refusal::Gone("the socket's writer has stopped".to_owned()));
+        self.link.command(method, params).await
+    }
+
+    /// Holds every request of the session's pages to `origin` (its scheme, host and port) until
+    /// it is answered: the requests come, as `network.beforeRequestSent` events' parameters, to
+    /// the receiver, and each must be continued or answered through [`Self::link`].
+    #[cfg(feature = "audit")]
+    pub(crate) async fn intercept(
+        &self,
+        origin: &url::Url,
+    ) -> Result<mpsc::UnboundedReceiver<Value>, Refusal> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        *lock(&self.blocked) = Some(sender);
+        self.command(
+            "session.subscribe",
+            json!({ "events": ["network.beforeRequestSent"], "contexts": [self.context] }),
+        )
+        .await?;
+        let mut pattern = json!({
+            "type": "pattern",
+            "protocol": origin.scheme(),
+            "hostname": origin.host_str().unwrap_or_default(),
+        });
+        if let Some(port) = origin.port() {
+            pattern["port"] = json!(port.to_string());
         }
-        match tokio::time::timeout(ANSWER_WITHIN, answered).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(Refusal::Gone("the socket's reader has stopped".to_owned())),
-            Err(_) => {
-                lock(&self.waiting).remove(&id);
-                Err(Refusal::Gone(format!(
-                    "no answer to {method} within {} s",
-                    ANSWER_WITHIN.as_secs()
-                )))
-            }
-        }
+        self.command(
+            "network.addIntercept",
+            json!({
+                "phases": ["beforeRequestSent"],
+                "contexts": [self.context],
+                "urlPatterns": [pattern],
+            }),
+        )
+        .await?;
+        Ok(receiver)
+    }
+
+    /// A copy of what sends commands, for a task that answers the browser on its own.
+    #[cfg(feature = "audit")]
+    pub(crate) fn link(&self) -> Link {
+        self.link.clone()
     }
 
     /// Runs `body` (a script's statements) in every new document of the session before the
@@ -439,7 +508,7 @@ impl Channel {
 
     /// The page's events heard since the last call, oldest first.
     pub(crate) fn take_events(&self) -> PageEvents {
-        std::mem::take(&mut lock(&self.heard).events)
+        std::mem::take(&mut lock(&self.link.heard).events)
     }
 
     /// Runs a script as [`Self::call`] does, in the session's top-level page.
@@ -449,7 +518,7 @@ impl Channel {
 
     /// Messages the channel carried so far: commands sent, answers and events received.
     pub(crate) fn traffic(&self) -> (u64, u64) {
-        let heard = lock(&self.heard);
+        let heard = lock(&self.link.heard);
         (heard.sent, heard.received)
     }
 }
@@ -469,7 +538,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// One message from the browser: an answer to the command waiting for it, or an event. True
 /// when it ended the top-level page's navigation.
-fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>) -> bool {
+fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>, blocked: &Blocked) -> bool {
     let Ok(message) = serde_json::from_str::<Value>(text) else {
         return false;
     };
@@ -495,6 +564,12 @@ fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>) -> bool {
         }
         Some("event") => {
             let method = message["method"].as_str().unwrap_or_default();
+            if method == "network.beforeRequestSent" && message["params"]["isBlocked"] == true {
+                if let Some(sender) = lock(blocked).as_ref() {
+                    let _ = sender.send(message["params"].clone());
+                }
+                return false;
+            }
             let mut heard = lock(heard);
             if method.starts_with("browsingContext.") {
                 return navigated(&mut heard, method, &message["params"]);

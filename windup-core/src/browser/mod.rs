@@ -6,11 +6,15 @@ mod backend;
 mod bare;
 mod bidi;
 mod chromium;
+#[cfg(feature = "audit")]
+pub mod coverage;
 mod digest;
 mod driver;
 mod firefox;
 mod input;
 pub mod install;
+#[cfg(feature = "audit")]
+mod intercept;
 mod keys;
 mod observe;
 mod page;
@@ -28,6 +32,8 @@ pub use backend::{BrowserKind, Capabilities, Names};
 pub use bare::Bare;
 pub use bidi::Protocol;
 pub use digest::{Control, FormInfo, PageDigest};
+#[cfg(feature = "audit")]
+pub use intercept::CoverageStats;
 pub use keys::Key;
 pub use observe::QUIET_LOOKS;
 pub(crate) use observe::{observe_script_source, observer_script_source};
@@ -450,6 +456,8 @@ impl Browser {
             privileged: Default::default(),
             watching: Default::default(),
             seen: Default::default(),
+            #[cfg(feature = "audit")]
+            covering: Default::default(),
             _profile: profile,
         })
     }
@@ -592,6 +600,9 @@ pub struct Session {
     watching: std::sync::Mutex<Option<String>>,
     /// What scripts told of the top-level page since a command last changed it.
     seen: std::sync::Mutex<Seen>,
+    /// The task counting the edges of the audited app's scripts, once asked for.
+    #[cfg(feature = "audit")]
+    covering: std::sync::Mutex<Option<intercept::Covering>>,
     /// The session's own driver, for a browser whose driver serves one session; it ends after
     /// the session, before the profile is removed.
     driver: Option<DriverProcess>,

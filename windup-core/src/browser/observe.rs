@@ -92,6 +92,8 @@ struct Answer {
     negative_amounts: Vec<String>,
     #[serde(default)]
     pending: u32,
+    #[serde(default)]
+    edges: std::collections::BTreeMap<String, Vec<u32>>,
 }
 
 impl Session {
@@ -149,6 +151,7 @@ impl Session {
             broken_texts: answer.broken_texts,
             negative_amounts: answer.negative_amounts,
             pending: answer.pending,
+            edges: answer.edges,
         })
     }
 

@@ -176,6 +176,25 @@ function pending(docs) {
   }
   return count;
 }
+// The edges of the page's instrumented scripts (coverage.rs) taken since the last look, by
+// script id: each window's counters, with a note of those already told.
+function newEdges() {
+  const out = {};
+  for (const doc of documents(false)) {
+    const win = doc.defaultView;
+    const counters = win && win.__windupEdges;
+    if (!counters) continue;
+    const told = win.__windupEdgesTold || (win.__windupEdgesTold = {});
+    for (const id of Object.keys(counters)) {
+      const hits = counters[id];
+      const seen = told[id] || (told[id] = new Uint8Array(hits.length));
+      for (let i = 0; i < hits.length; i++) {
+        if (hits[i] && !seen[i]) { seen[i] = 1; (out[id] || (out[id] = [])).push(i); }
+      }
+    }
+  }
+  return out;
+}
 function look(probes) {
   const visibleDocs = documents(true);
   const found = probes.map((probe) => read(visibleDocs, probe));
@@ -190,5 +209,6 @@ function look(probes) {
     pending: pending(visibleDocs),
     broken_texts: broken,
     negative_amounts: negative,
+    edges: newEdges(),
   };
 }

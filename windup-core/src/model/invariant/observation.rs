@@ -92,6 +92,10 @@ pub struct Observation {
     /// The page's own requests (fetch, XHR) still waiting for an answer, and one more while
     /// the document itself is loading (until its load event).
     pub pending: u32,
+    /// The edges of the app's instrumented scripts taken since the previous observation, by
+    /// script id (docs/audit.md#coverage); empty when coverage is off.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub edges: std::collections::BTreeMap<String, Vec<u32>>,
 }
 
 impl Observation {

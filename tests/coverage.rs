@@ -1,0 +1,260 @@
+//! Branch coverage of an app under audit, in each browser over BiDi: the app's scripts (a module,
+//! a classic script its page pins with a hash, an inline script) are instrumented as they load,
+//! the page still works as it did (its own requests go on, its pinned script runs, its stack
+//! traces keep their line numbers), and every observation reads the edges taken since the last —
+//! a branch not yet taken shows once, a branch taken again never. A Classic session says why it
+//! cannot count.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::net::Ipv4Addr;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use base64::Engine;
+use sha2::Digest;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use windup_core::browser::{Browser, BrowserConfig, BrowserKind, Protocol, Session};
+use windup_core::model::invariant::{Field, Observation, Probe};
+
+const APP: &str = "const out = document.querySelector('#out');
+let clicks = 0;
+function where() {
+  return new Error('here').stack;
+}
+document.querySelector('#more').addEventListener('click', () => {
+  clicks += 1;
+  if (clicks % 2 === 0) { out.textContent = 'even ' + clicks; } else { out.textContent = 'odd ' + clicks; }
+});
+document.querySelector('#stack').textContent = where();
+fetch('/api/data').then((r) => r.json()).then((d) => { document.querySelector('#data').textContent = d.name; });
+";
+
+const LIB: &str =
+    "document.querySelector('#lib').textContent = window.ready ? 'pinned ran' : 'early';\n";
+
+fn page() -> String {
+    let pin = base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(LIB));
+    format!(
+        "<!doctype html><html><head><title>Counted</title></head><body>\
+         <button id=\"more\">More</button><p id=\"out\">none</p><p id=\"stack\"></p>\
+         <p id=\"data\">waiting</p><p id=\"lib\">not run</p>\
+         <script>window.ready = document.readyState !== 'complete' ? true : 1;</script>\
+         <script src=\"/lib.js\" integrity=\"sha384-{pin}\" crossorigin=\"anonymous\"></script>\
+         <script type=\"module\" src=\"/app.js\"></script></body></html>"
+    )
+}
+
+struct Site {
+    url: String,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Site {
+    async fn start() -> Site {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .expect("a loopback port");
+        let url = format!("http://{}", listener.local_addr().expect("an address"));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let js = |body: &'static str| {
+            move || async move { ([(header::CONTENT_TYPE, "text/javascript")], body).into_response() }
+        };
+        let app = Router::new()
+            .route("/", get(|| async { axum::response::Html(page()) }))
+            .route("/app.js", get(js(APP)))
+            .route("/lib.js", get(js(LIB)))
+            .route(
+                "/api/data",
+                get(|| async { axum::Json(serde_json::json!({ "name": "from the API" })) }),
+            );
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        Site {
+            url,
+            stop: Some(stop),
+        }
+    }
+}
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+async fn session(kind: BrowserKind, protocol: Protocol) -> (Browser, Session) {
+    let config = BrowserConfig {
+        kind,
+        protocol,
+        ..common::browser_config()
+    };
+    let browser = Browser::launch(config)
+        .await
+        .unwrap_or_else(|e| panic!("{kind}'s driver starts (cargo windup setup): {e}"));
+    let session = browser.new_session().await.expect("a session opens");
+    (browser, session)
+}
+
+fn probes() -> BTreeSet<Probe> {
+    ["#out", "#stack", "#data", "#lib"]
+        .into_iter()
+        .map(|selector| Probe {
+            selector: selector.to_owned(),
+            field: Field::Text,
+        })
+        .collect()
+}
+
+fn text(page: &Observation, selector: &str) -> String {
+    let probe = Probe {
+        selector: selector.to_owned(),
+        field: Field::Text,
+    };
+    page.texts(&probe)
+        .and_then(|texts| texts.first())
+        .map(|reading| reading.text().into_owned())
+        .unwrap_or_default()
+}
+
+fn count(page: &Observation) -> usize {
+    page.edges.values().map(Vec::len).sum()
+}
+
+/// Looks until the page has fetched its data (at most 10 s), keeping every edge seen.
+async fn loaded(session: &Session) -> (Observation, usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut edges = 0;
+    loop {
+        let page = session
+            .observe(&probes())
+            .await
+            .expect("the page is observed");
+        edges += count(&page);
+        if text(&page, "#data") != "waiting" || Instant::now() >= deadline {
+            return (page, edges);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn click_more(session: &Session) -> Observation {
+    session
+        .execute_script("document.querySelector('#more').click(); return true;")
+        .await
+        .expect("More is clicked");
+    session
+        .observe(&probes())
+        .await
+        .expect("the page is observed")
+}
+
+#[tokio::test]
+async fn an_apps_scripts_are_counted_as_they_load_and_each_branch_shows_once() {
+    for kind in common::browsers() {
+        let site = Site::start().await;
+        let (_browser, session) = session(kind, Protocol::Bidi).await;
+        let origin: url::Url = site.url.parse().expect("the site's URL parses");
+        session
+            .cover(&origin)
+            .await
+            .unwrap_or_else(|why| panic!("{kind}: coverage starts: {why}"));
+        session
+            .goto(&format!("{}/", site.url))
+            .await
+            .expect("the page opens");
+        let (page, at_load) = loaded(&session).await;
+
+        assert_eq!(
+            text(&page, "#data"),
+            "from the API",
+            "{kind}: the app's own request went on"
+        );
+        assert_eq!(
+            text(&page, "#lib"),
+            "pinned ran",
+            "{kind}: the pinned script ran"
+        );
+        let stack = text(&page, "#stack");
+        assert!(
+            stack.contains("app.js:4:"),
+            "{kind}: the line of `new Error` is the app's own: {stack}"
+        );
+        let stats = session.coverage().expect("coverage is on");
+        assert_eq!(
+            stats.scripts.len(),
+            3,
+            "{kind}: the inline, pinned and module scripts: {stats:?}"
+        );
+        assert!(
+            stats.refused.is_empty() && stats.unfetched == 0,
+            "{kind}: {stats:?}"
+        );
+        assert!(at_load > 0, "{kind}: loading the page took edges");
+        assert!(
+            (at_load as u64) < stats.edges(),
+            "{kind}: not every edge is taken at load ({at_load} of {})",
+            stats.edges()
+        );
+
+        let first = click_more(&session).await;
+        assert_eq!(text(&first, "#out"), "odd 1", "{kind}");
+        assert!(
+            count(&first) > 0,
+            "{kind}: the handler and its odd branch are new"
+        );
+        let second = click_more(&session).await;
+        assert_eq!(text(&second, "#out"), "even 2", "{kind}");
+        assert_eq!(
+            count(&second),
+            1,
+            "{kind}: only the even branch is new: {:?}",
+            second.edges
+        );
+        let third = click_more(&session).await;
+        assert_eq!(text(&third, "#out"), "odd 3", "{kind}");
+        assert_eq!(
+            count(&third),
+            0,
+            "{kind}: nothing is new the third time: {:?}",
+            third.edges
+        );
+
+        session.close().await.expect("the session closes");
+    }
+}
+
+#[tokio::test]
+async fn a_classic_session_says_why_it_cannot_count() {
+    let site = Site::start().await;
+    let (_browser, session) = session(BrowserKind::Chromium, Protocol::Classic).await;
+    let origin: url::Url = site.url.parse().expect("the site's URL parses");
+    let why = session
+        .cover(&origin)
+        .await
+        .expect_err("Classic cannot count");
+    assert!(why.contains("Classic") && why.contains("bidi"), "{why}");
+    assert!(session.coverage().is_none());
+    session
+        .goto(&format!("{}/", site.url))
+        .await
+        .expect("the page opens");
+    let page = session
+        .observe(&probes())
+        .await
+        .expect("the page is observed");
+    assert!(page.edges.is_empty(), "{:?}", page.edges);
+    session.close().await.expect("the session closes");
+}

@@ -1,0 +1,406 @@
+//! The app's scripts counted as they load: every request of the session's pages to the audited
+//! origin is held by the browser (WebDriver BiDi's `network.addIntercept`), and a task here
+//! answers each. A script, or a page with inline scripts, is fetched here with the request's own
+//! headers and cookies, given its edge counters ([`super::coverage`]) and handed to the browser as
+//! the response (`network.provideResponse`); every other request goes on as it was
+//! (`network.continueRequest`). BiDi cannot yet change a response body the browser fetched
+//! itself (w3c/webdriver-bidi#541), so the script is fetched once, here, instead of there.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::bidi::Link;
+use super::coverage::{self, Instrumented, Kind};
+
+/// How long fetching one script or page may take.
+const FETCH_WITHIN: Duration = Duration::from_secs(30);
+
+/// What the instrumenting saw: the scripts it counted, and those it could not.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CoverageStats {
+    /// Each instrumented script's id and its edges.
+    pub scripts: BTreeMap<String, u32>,
+    /// Scripts served as they came because they did not parse: their address and why.
+    pub refused: Vec<String>,
+    /// Requests that could not be fetched here and went on to the browser's own fetch, their
+    /// scripts uncounted.
+    pub unfetched: u32,
+}
+
+impl CoverageStats {
+    /// The edges of every script counted.
+    pub fn edges(&self) -> u64 {
+        self.scripts.values().map(|&n| u64::from(n)).sum()
+    }
+}
+
+/// The task answering the held requests of one session, while it lasts.
+#[derive(Debug)]
+pub(crate) struct Covering {
+    stats: Arc<Mutex<CoverageStats>>,
+    task: JoinHandle<()>,
+}
+
+impl Covering {
+    /// Starts answering the requests `held` brings.
+    pub(crate) fn start(link: Link, mut held: mpsc::UnboundedReceiver<Value>) -> Covering {
+        let stats: Arc<Mutex<CoverageStats>> = Arc::default();
+        let shared = Arc::clone(&stats);
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(FETCH_WITHIN)
+            .build()
+            .unwrap_or_default();
+        let cache: Cache = Arc::default();
+        let task = tokio::spawn(async move {
+            while let Some(request) = held.recv().await {
+                let answer = Answer {
+                    link: link.clone(),
+                    client: client.clone(),
+                    stats: Arc::clone(&shared),
+                    cache: Arc::clone(&cache),
+                };
+                tokio::spawn(answer.give(request));
+            }
+        });
+        Covering { stats, task }
+    }
+
+    pub(crate) fn stats(&self) -> CoverageStats {
+        lock(&self.stats).clone()
+    }
+}
+
+impl Drop for Covering {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Instrumented scripts by the id of their text: the same script loaded by every walk is
+/// parsed once.
+type Cache = Arc<Mutex<HashMap<String, Arc<Instrumented>>>>;
+
+/// What a held request is, as far as counting goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    Script,
+    Page,
+    Neither,
+}
+
+/// Whether a held request fetches a script, a page, or something else: by its destination where
+/// the browser says it (`script`, `document`, `iframe`), by its address or `Accept` otherwise.
+fn wanted(request: &Value) -> Wanted {
+    if request["method"].as_str() != Some("GET") {
+        return Wanted::Neither;
+    }
+    match request["destination"].as_str() {
+        Some("script") => Wanted::Script,
+        Some("document" | "iframe" | "frame") => Wanted::Page,
+        Some(_) => Wanted::Neither,
+        None => {
+            let url = request["url"].as_str().unwrap_or_default();
+            let path = url::Url::parse(url)
+                .map(|u| u.path().to_ascii_lowercase())
+                .unwrap_or_default();
+            if [".js", ".mjs", ".cjs"]
+                .iter()
+                .any(|end| path.ends_with(end))
+            {
+                Wanted::Script
+            } else if header(request, "accept").is_some_and(|a| a.contains("text/html")) {
+                Wanted::Page
+            } else {
+                Wanted::Neither
+            }
+        }
+    }
+}
+
+/// A header of a BiDi request (`[{name, value: {type, value}}]`), by name.
+fn header(request: &Value, name: &str) -> Option<String> {
+    request["headers"].as_array()?.iter().find_map(|h| {
+        let found = h["name"].as_str()?.eq_ignore_ascii_case(name);
+        found.then(|| h["value"]["value"].as_str().map(str::to_owned))?
+    })
+}
+
+/// The headers not to send on, nor to hand back: the body's length and encoding change here,
+/// and the client speaks its own connection.
+const HOP: &[&str] = &[
+    "accept-encoding",
+    "connection",
+    "content-encoding",
+    "content-length",
+    "host",
+    "keep-alive",
+    "transfer-encoding",
+];
+
+/// One held request and what answers it.
+struct Answer {
+    link: Link,
+    client: reqwest::Client,
+    stats: Arc<Mutex<CoverageStats>>,
+    cache: Cache,
+}
+
+impl Answer {
+    async fn give(self, params: Value) {
+        let id = params["request"]["request"].clone();
+        let wanted = wanted(&params["request"]);
+        let provided = match wanted {
+            Wanted::Neither => None,
+            _ => self.fetched(&params["request"], wanted).await,
+        };
+        let result = match provided {
+            Some(mut response) => {
+                response["request"] = id.clone();
+                self.link.command("network.provideResponse", response).await
+            }
+            None => {
+                if wanted != Wanted::Neither {
+                    lock(&self.stats).unfetched += 1;
+                }
+                let params = json!({ "request": id });
+                self.link.command("network.continueRequest", params).await
+            }
+        };
+        // A request the page no longer wants (it navigated on) is gone: nothing to answer.
+        let _ = result;
+    }
+
+    /// The response to hand the browser: fetched here and, when it is a script or a page,
+    /// counted; `None` when it could not be fetched (the browser then fetches it itself).
+    async fn fetched(&self, request: &Value, wanted: Wanted) -> Option<Value> {
+        let url = request["url"].as_str()?;
+        let mut sent = self.client.get(url);
+        for h in request["headers"].as_array().into_iter().flatten() {
+            let (Some(name), Some(value)) = (h["name"].as_str(), h["value"]["value"].as_str())
+            else {
+                continue;
+            };
+            if !name.starts_with(':') && !HOP.contains(&name.to_ascii_lowercase().as_str()) {
+                sent = sent.header(name, value);
+            }
+        }
+        if header(request, "cookie").is_none() {
+            let cookies: Vec<String> = (request["cookies"].as_array().into_iter().flatten())
+                .filter_map(|c| {
+                    Some(format!(
+                        "{}={}",
+                        c["name"].as_str()?,
+                        c["value"]["value"].as_str()?
+                    ))
+                })
+                .collect();
+            if !cookies.is_empty() {
+                sent = sent.header("cookie", cookies.join("; "));
+            }
+        }
+        let response = sent.send().await.ok()?;
+        let status = response.status();
+        let mut headers: Vec<(String, String)> = Vec::new();
+        for (name, value) in response.headers() {
+            if !HOP.contains(&name.as_str()) {
+                headers.push((
+                    name.to_string(),
+                    value.to_str().unwrap_or_default().to_owned(),
+                ));
+            }
+        }
+        let content_type = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let body = response.bytes().await.ok()?;
+        let counted = match (status.is_success(), std::str::from_utf8(&body)) {
+            (true, Ok(text)) => self.counted(url, text, wanted, &content_type).await,
+            _ => None,
+        };
+        let body = match counted {
+            Some(text) => {
+                // An instrumented page's inline scripts no longer have the hashes its policy names.
+                headers.retain(|(name, _)| !name.starts_with("content-security-policy"));
+                json!({ "type": "string", "value": text })
+            }
+            None => json!({
+                "type": "base64",
+                "value": base64::engine::general_purpose::STANDARD.encode(&body),
+            }),
+        };
+        let headers: Vec<Value> = headers
+            .into_iter()
+            .map(|(name, value)| json!({ "name": name, "value": { "type": "string", "value": value } }))
+            .collect();
+        Some(json!({
+            "statusCode": status.as_u16(),
+            "reasonPhrase": status.canonical_reason().unwrap_or(""),
+            "headers": headers,
+            "body": body,
+        }))
+    }
+
+    /// The text with its counters, when it is a script or a page that has them.
+    async fn counted(
+        &self,
+        url: &str,
+        text: &str,
+        wanted: Wanted,
+        content_type: &str,
+    ) -> Option<String> {
+        let script = content_type.contains("javascript") || content_type.contains("ecmascript");
+        match wanted {
+            Wanted::Script if script || content_type.is_empty() => {
+                let id = coverage::script_id(text);
+                if let Some(done) = lock(&self.cache).get(&id) {
+                    return Some(done.code.clone());
+                }
+                let owned = text.to_owned();
+                let instrumented = tokio::task::spawn_blocking(move || {
+                    coverage::instrument(&owned, Kind::Unknown)
+                })
+                .await
+                .ok()?;
+                match instrumented {
+                    Ok(done) => {
+                        lock(&self.stats)
+                            .scripts
+                            .insert(done.id.clone(), done.edges);
+                        let code = done.code.clone();
+                        lock(&self.cache).insert(id, Arc::new(done));
+                        Some(code)
+                    }
+                    Err(why) => {
+                        lock(&self.stats).refused.push(format!("{url}: {why}"));
+                        None
+                    }
+                }
+            }
+            Wanted::Page if content_type.contains("text/html") => {
+                let owned = text.to_owned();
+                let (page, scripts) =
+                    tokio::task::spawn_blocking(move || coverage::instrument_html(&owned))
+                        .await
+                        .ok()?
+                        .ok()?;
+                let mut stats = lock(&self.stats);
+                for script in scripts {
+                    stats.scripts.insert(script.id, script.edges);
+                }
+                Some(page)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl super::Session {
+    /// Counts the edges of the scripts `origin` serves to this session's pages from now on: each
+    /// script is instrumented as it loads, and every observation reads the edges taken since the
+    /// last. Why it cannot, when the session speaks Classic (network interception is BiDi's) or
+    /// the browser refuses to hold requests.
+    pub async fn cover(&self, origin: &url::Url) -> Result<(), String> {
+        let Some(channel) = self.bidi.as_ref() else {
+            return Err(
+                "the session speaks WebDriver Classic, which cannot change a script as it \
+                        loads (coverage needs BiDi's network interception: protocol \"auto\" or \
+                        \"bidi\")"
+                    .to_owned(),
+            );
+        };
+        if lock(&self.covering).is_some() {
+            return Ok(());
+        }
+        let held = channel
+            .intercept(origin)
+            .await
+            .map_err(|refused| format!("the browser would not hold requests: {refused}"))?;
+        *lock(&self.covering) = Some(Covering::start(channel.link(), held));
+        Ok(())
+    }
+
+    /// What counting the edges saw so far; `None` when [`Self::cover`] was not asked or failed.
+    pub fn coverage(&self) -> Option<CoverageStats> {
+        lock(&self.covering).as_ref().map(Covering::stats)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(method: &str, url: &str, destination: Option<&str>, accept: &str) -> Value {
+        let mut request = json!({
+            "method": method,
+            "url": url,
+            "headers": [{ "name": "Accept", "value": { "type": "string", "value": accept } }],
+        });
+        if let Some(destination) = destination {
+            request["destination"] = json!(destination);
+        }
+        request
+    }
+
+    #[test]
+    fn scripts_and_pages_are_told_by_destination_or_else_by_address_and_accept() {
+        let page = "text/html,application/xhtml+xml";
+        assert_eq!(
+            wanted(&request("GET", "http://a/x", Some("script"), "*/*")),
+            Wanted::Script
+        );
+        assert_eq!(
+            wanted(&request("GET", "http://a/", Some("document"), page)),
+            Wanted::Page
+        );
+        assert_eq!(
+            wanted(&request("GET", "http://a/f", Some("iframe"), page)),
+            Wanted::Page
+        );
+        assert_eq!(
+            wanted(&request("GET", "http://a/api", Some(""), "*/*")),
+            Wanted::Neither
+        );
+        assert_eq!(
+            wanted(&request("GET", "http://a/s.css", Some("style"), "*/*")),
+            Wanted::Neither
+        );
+        assert_eq!(
+            wanted(&request("POST", "http://a/", Some("document"), page)),
+            Wanted::Neither
+        );
+        assert_eq!(
+            wanted(&request("GET", "http://a/m.MJS?v=1", None, "*/*")),
+            Wanted::Script
+        );
+        assert_eq!(
+            wanted(&request("GET", "http://a/about", None, page)),
+            Wanted::Page
+        );
+        assert_eq!(
+            wanted(&request(
+                "GET",
+                "http://a/api/items",
+                None,
+                "application/json"
+            )),
+            Wanted::Neither
+        );
+    }
+}
