@@ -81,10 +81,15 @@ struct AuditArgs {
         Budget::default().walk_length
     ))]
     walk_length: Option<usize>,
-    /// How a walk chooses its next move: `coverage` leans toward the moves not yet made in a
-    /// state like the current one; `uniform` goes by how often a person makes each move alone.
+    /// How a walk chooses its next move: `coverage` starts walks from earlier ones that reached
+    /// code of the app no move had run, and leans toward moves not yet made in a state like the
+    /// current one; `novelty` only leans; `uniform` goes by how often a person makes each move.
     #[arg(long, value_name = "STRATEGY", default_value = "coverage")]
     strategy: windup_core::engine::audit::Strategy,
+    /// Do not count the edges of the app's scripts (docs/audit.md#coverage). Counting needs
+    /// WebDriver BiDi, which the audit speaks where the driver offers it unless this is given.
+    #[arg(long)]
+    no_coverage: bool,
     /// A directory of invariants (*.yaml) to hold the app to [default: invariants/ under the
     /// project root, when it exists].
     #[arg(long, value_name = "DIR")]
@@ -175,6 +180,7 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
         .seed(args.seed)
         .budget(budget)
         .strategy(args.strategy)
+        .coverage(!args.no_coverage)
         .deny(&args.deny)
         .map_err(from_audit)?
         .with_model(args.model)

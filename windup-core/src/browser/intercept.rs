@@ -6,7 +6,7 @@
 //! (`network.continueRequest`). BiDi cannot yet change a response body the browser fetched
 //! itself (w3c/webdriver-bidi#541), so the script is fetched once, here, instead of there.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -31,6 +31,8 @@ pub struct CoverageStats {
     /// Requests that could not be fetched here and went on to the browser's own fetch, their
     /// scripts uncounted.
     pub unfetched: u32,
+    /// The distinct edges the session's observations saw taken.
+    pub reached: usize,
 }
 
 impl CoverageStats {
@@ -44,6 +46,8 @@ impl CoverageStats {
 #[derive(Debug)]
 pub(crate) struct Covering {
     stats: Arc<Mutex<CoverageStats>>,
+    /// Every edge seen taken: its script's id and its number.
+    reached: HashSet<(String, u32)>,
     task: JoinHandle<()>,
 }
 
@@ -70,11 +74,18 @@ impl Covering {
                 tokio::spawn(answer.give(request));
             }
         });
-        Covering { stats, task }
+        Covering {
+            stats,
+            reached: HashSet::new(),
+            task,
+        }
     }
 
     pub(crate) fn stats(&self) -> CoverageStats {
-        lock(&self.stats).clone()
+        CoverageStats {
+            reached: self.reached.len(),
+            ..lock(&self.stats).clone()
+        }
     }
 }
 
@@ -328,6 +339,20 @@ impl super::Session {
             .map_err(|refused| format!("the browser would not hold requests: {refused}"))?;
         *lock(&self.covering) = Some(Covering::start(channel.link(), held));
         Ok(())
+    }
+
+    /// Notes the edges an observation saw taken.
+    pub(crate) fn reached(&self, edges: &BTreeMap<String, Vec<u32>>) {
+        if edges.is_empty() {
+            return;
+        }
+        if let Some(covering) = lock(&self.covering).as_mut() {
+            for (script, numbers) in edges {
+                for &number in numbers {
+                    covering.reached.insert((script.clone(), number));
+                }
+            }
+        }
     }
 
     /// What counting the edges saw so far; `None` when [`Self::cover`] was not asked or failed.

@@ -124,10 +124,10 @@ impl Session {
             return Ok(None);
         }
         let answer: Answer = super::snapshot::read_answer("observe the page", raw)?;
-        Self::observation(answer, wire).map(Some)
+        self.observation(answer, wire).map(Some)
     }
 
-    fn observation(answer: Answer, wire: Vec<&Probe>) -> Result<Observation, BrowserError> {
+    fn observation(&self, answer: Answer, wire: Vec<&Probe>) -> Result<Observation, BrowserError> {
         if answer.found.len() != wire.len() {
             return Err(BrowserError::Script {
                 during: "observe the page".into(),
@@ -142,6 +142,8 @@ impl Session {
                 texts,
             })
             .collect();
+        #[cfg(feature = "audit")]
+        self.reached(&answer.edges);
         Ok(Observation {
             url: answer.url,
             title: answer.title,
@@ -232,7 +234,7 @@ impl Session {
         }
         let answer: Answer =
             super::snapshot::read_answer("observe the page once it is quiet", raw)?;
-        Self::observation(answer, wire).map(Some)
+        self.observation(answer, wire).map(Some)
     }
 
     /// Watches every document of this session from its start: the observer is installed for

@@ -107,6 +107,7 @@ impl AuditRun {
             seed: 1,
             budget: Budget::default(),
             strategy: Default::default(),
+            coverage: true,
             invariants: Vec::new(),
             inputs: Vec::new(),
             login: None,
@@ -171,6 +172,13 @@ impl AuditRun {
         self
     }
 
+    /// Whether to count the edges of the app's scripts (on by default; it needs BiDi, which the
+    /// audit's session then speaks where the driver offers it).
+    pub fn coverage(mut self, on: bool) -> Self {
+        self.config.coverage = on;
+        self
+    }
+
     /// Reads the user's invariants (and known inputs) from `dir` (`invariants/`).
     pub fn invariants_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.invariants_dir = Some(dir.into());
@@ -231,7 +239,13 @@ impl AuditRun {
         self.prepare()?;
         let model = self.model()?;
         let store = AuditStore::open(&self.store)?;
-        let browser = Browser::launch(self.settings.browser_config()).await?;
+        let mut browser_config = self.settings.browser_config();
+        // Counting the app's code needs BiDi's network interception: a session that would speak
+        // Classic alone speaks BiDi where the driver offers it.
+        if self.config.coverage && browser_config.protocol == crate::browser::Protocol::Classic {
+            browser_config.protocol = crate::browser::Protocol::Auto;
+        }
+        let browser = Browser::launch(browser_config).await?;
         let session = browser.new_session().await?;
         session.watch_page_events().await?;
         let run_id = match self.recorded {
@@ -490,6 +504,7 @@ impl Teller {
             pages_explored: outcome.pages_explored,
             unconfirmed: outcome.unconfirmed,
             stopped_by: outcome.stopped_by.clone(),
+            code: outcome.code.clone(),
         });
         let store = self.store();
         store.set_invariants(
@@ -669,6 +684,16 @@ impl AuditWatcher for Teller {
             step: crate::engine::audit::describe_action(action),
             action: ActionInfo::new(action, 0, 0),
             screenshot: screenshot.map(Path::to_owned),
+        });
+    }
+
+    fn edges(&self, code: &crate::engine::audit::CodeCoverage) {
+        self.tell(RunEvent::CodeReached {
+            run_id: self.run_id.to_string(),
+            at_ms: code.over_time.last().map_or(0, |&(at, _)| at),
+            reached: code.reached,
+            edges: code.edges,
+            scripts: code.scripts,
         });
     }
 

@@ -154,6 +154,17 @@ pub enum RunEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         screenshot: Option<PathBuf>,
     },
+    /// How much of the app's own code the audit has reached: distinct edges taken, of the edges
+    /// of every script instrumented so far, at `at_ms` into the audit. Told as the count grows,
+    /// at most twice a second.
+    #[serde(rename = "coverage")]
+    CodeReached {
+        run_id: String,
+        at_ms: u64,
+        reached: usize,
+        edges: u64,
+        scripts: usize,
+    },
     /// A violation proven: reproduced, shrunk, explained.
     Finding {
         run_id: String,
@@ -181,6 +192,9 @@ pub enum RunEvent {
         /// Violations seen once that did not reproduce.
         unconfirmed: usize,
         stopped_by: String,
+        /// How much of the app's code the audit ran, and when (`off` says why not).
+        #[serde(default)]
+        code: crate::engine::audit::CodeCoverage,
     },
     /// An audit that could not run, or ended on an error (a browser that would not start).
     #[serde(rename = "failed")]
@@ -289,6 +303,7 @@ impl RunEvent {
             RunEvent::Reasoning { .. } => "reason",
             RunEvent::Invariant { .. } => "invariant",
             RunEvent::AuditAction { .. } => "action",
+            RunEvent::CodeReached { .. } => "coverage",
             RunEvent::Finding { .. } => "finding",
             RunEvent::TestWritten { .. } => "test",
             RunEvent::AuditDone { .. } => "done",

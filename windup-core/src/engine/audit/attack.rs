@@ -558,9 +558,28 @@ async fn random_walk(lab: &Lab<'_>, number: usize, spend: &mut Budgeted<'_>, jud
     let Some(mut walk) = Walk::start(lab, &options, number, spend).await else {
         return;
     };
+    // A walk of the coverage strategy may begin with a prefix that reached new code before.
+    let mut prefix = match lab.config.strategy {
+        super::Strategy::Coverage => match spend.compass.start(&mut walk.rng) {
+            super::edges::Start::From(actions) => Some(actions),
+            super::edges::Start::Fresh => None,
+        },
+        _ => None,
+    };
+    if let Some(actions) = &prefix {
+        walk.length = actions.len() + walk.length.div_ceil(2);
+    }
     while walk.actions.len() < walk.length && !spend.exhausted() && walk.on_target(lab) {
-        let Some(chosen) = walk.choose(lab, spend) else {
-            break;
+        let chosen = match prefix.take() {
+            Some(actions) => walk::Move {
+                key: String::new(),
+                weight: 1.0,
+                actions,
+            },
+            None => match walk.choose(lab, spend) {
+                Some(chosen) => chosen,
+                None => break,
+            },
         };
         let seen_before = walk.run.violations.len();
         let stopped = walk.make(lab, &chosen, spend).await;
@@ -573,6 +592,8 @@ async fn random_walk(lab: &Lab<'_>, number: usize, spend: &mut Budgeted<'_>, jud
             };
             replayed |= judged.consider(lab, spend, suspect, &walk.label).await;
         }
+        // What the judge's replays reached is nobody's find.
+        spend.reached(lab);
         if stopped {
             break;
         }
@@ -627,6 +648,8 @@ impl<'a> Walk<'a> {
         let digest = lab.open(&executor).await.ok()?;
         let start = lab.session.observe(&probes).await.ok()?;
         spend.attacks += 1;
+        // The start page's code, and exploration's, are nobody's find.
+        spend.reached(lab);
         Some(Walk {
             rng: Rng::fork(lab.config.seed, number as u64 + 1),
             executor,
@@ -701,6 +724,8 @@ impl<'a> Walk<'a> {
                 return true;
             };
             lab.check(&mut self.run, &self.actions, index, &page, spend);
+            let new = spend.reached(lab);
+            spend.compass.keep(&self.actions, new);
             lab.tell_action(&self.label, &self.actions[index]).await;
             self.run.pages.push(page);
             self.history = moved(self.history, &self.actions[index]);

@@ -9,6 +9,7 @@
 //! a store.
 
 mod attack;
+mod edges;
 mod emit;
 mod explore;
 mod judge;
@@ -33,6 +34,7 @@ use crate::engine::executor::{ExecOptions, ValueSource};
 use crate::model::invariant::{Invariant, Severity};
 use crate::model::plan::Action;
 
+pub use edges::CodeCoverage;
 pub use emit::{EmittedTest, TestPlace, describe as describe_action, write_test};
 pub use model::{AuditModel, ModelStop, Purpose, SentPrompt};
 pub use oracles::generic as generic_invariants;
@@ -47,6 +49,10 @@ pub struct AuditConfig {
     pub budget: Budget,
     /// How a walk chooses among a person's moves.
     pub strategy: Strategy,
+    /// Count the edges of the app's scripts as they load (docs/audit.md#coverage): the
+    /// `coverage` strategy steers by them, and the outcome says how much of the code the audit
+    /// reached. Needs a session that speaks BiDi.
+    pub coverage: bool,
     /// The user's (and later a model's) invariants; the generic oracles are added.
     pub invariants: Vec<Invariant>,
     /// Values a tester knows the app accepts, by field name or label (`Coupon code`).
@@ -109,10 +115,14 @@ fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
-    /// By how often a person makes each kind of move, and toward the moves the run has not made
-    /// yet in a state like the current one.
+    /// As `novelty`, and each walk more often than not starts from a prefix of an earlier walk
+    /// that reached code of the app no move had run before, replayed whole and extended or cut
+    /// and varied (docs/audit.md#coverage). Without the app's code counted, as `novelty`.
     #[default]
     Coverage,
+    /// By how often a person makes each kind of move, and toward the moves the run has not made
+    /// yet in a state like the current one.
+    Novelty,
     /// By how often a person makes each kind of move alone.
     Uniform,
 }
@@ -123,9 +133,10 @@ impl std::str::FromStr for Strategy {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text {
             "coverage" => Ok(Strategy::Coverage),
+            "novelty" => Ok(Strategy::Novelty),
             "uniform" => Ok(Strategy::Uniform),
             other => Err(format!(
-                "`{other}` is not a strategy: use coverage (the default) or uniform"
+                "`{other}` is not a strategy: use coverage (the default), novelty or uniform"
             )),
         }
     }
@@ -306,6 +317,8 @@ pub trait AuditWatcher: Send + Sync {
     fn action(&self, _label: &str, _action: &Action, _screenshot: Option<&Path>) {}
     fn finding(&self, _finding: &Finding) {}
     fn test(&self, _finding: &Finding, _test: &EmittedTest) {}
+    /// How much of the app's code the audit has reached, as the count grows.
+    fn edges(&self, _code: &CodeCoverage) {}
 }
 
 /// A watcher that ignores everything.
@@ -341,6 +354,8 @@ pub struct AuditOutcome {
     pub budget: Budget,
     /// The distinct page states the walks met and the distinct moves they made in them.
     pub coverage: Coverage,
+    /// How much of the app's own code the audit ran, and when.
+    pub code: CodeCoverage,
     /// Why the audit could not use the app at all (`stopped_by` is then `unusable`): nothing
     /// it says of the app would mean anything.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -411,6 +426,7 @@ impl Audit<'_> {
         let reads = invariants.iter().flat_map(Invariant::probes).collect();
         let frames = trial::Frames::new(self.config.frames);
         let lab = self.lab(&options, &invariants, &reads, &frames);
+        state.compass = self.start_counting().await;
         self.watcher.phase(Phase::Explore);
         self.watcher.reasoning(&format!(
             "Exploring {} within {} page states, staying on its origin.",
@@ -445,6 +461,7 @@ impl Audit<'_> {
         let lab = self.lab(&options, &invariants, &reads, &frames);
         self.watcher.phase(Phase::Attack);
         let judged = self.attack(&lab, &invariants, &explored, &mut state).await;
+        state.compass.close(started.elapsed());
         if state.actions == 0 && !state.exhausted() {
             let unusable = Unusable {
                 reason: format!(
@@ -474,10 +491,33 @@ impl Audit<'_> {
             stop_reason: state.reason.clone(),
             budget: self.config.budget,
             coverage: state.coverage(),
+            code: state.compass.code.clone(),
             unusable: None,
             runtime: started.elapsed(),
             overrun: state.overrun,
             seen: explored.seen(),
+        }
+    }
+
+    /// Starts counting the edges of the app's scripts, unless asked not to; says why not when
+    /// the session cannot.
+    async fn start_counting(&self) -> edges::Compass {
+        if !self.config.coverage {
+            return edges::Compass::off("asked not to (--no-coverage)".to_owned());
+        }
+        match self.session.cover(&self.config.target).await {
+            Ok(()) => {
+                self.watcher.reasoning(
+                    "Counting the edges of the app's scripts as they load: walks that reach code \
+                     no move has run are kept and extended.",
+                );
+                edges::Compass::default()
+            }
+            Err(why) => {
+                self.watcher
+                    .reasoning(&format!("Not counting the app's code: {why}."));
+                edges::Compass::off(why)
+            }
         }
     }
 
@@ -558,6 +598,7 @@ impl Audit<'_> {
             stop_reason: Some(unusable.reason.clone()),
             budget: self.config.budget,
             coverage: state.coverage(),
+            code: state.compass.code.clone(),
             unusable: Some(unusable),
             runtime: started.elapsed(),
             overrun: state.overrun,

@@ -26,6 +26,11 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// A number in `[0, 1)`: 53 random bits.
+    pub(super) fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// An index below `n` (which is not zero).
     pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize

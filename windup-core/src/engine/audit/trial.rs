@@ -141,6 +141,8 @@ pub(super) struct Budgeted<'a> {
     pub(super) first_seen: BTreeMap<usize, (usize, std::time::Duration)>,
     /// The states the walks met and the moves they made in each.
     pub(super) visits: super::walk::Visits,
+    /// The app's code reached, and the walks' prefixes that reached new code.
+    pub(super) compass: super::edges::Compass,
 }
 
 impl<'a> Budgeted<'a> {
@@ -158,7 +160,24 @@ impl<'a> Budgeted<'a> {
             invalid: BTreeMap::new(),
             first_seen: BTreeMap::new(),
             visits: super::walk::Visits::default(),
+            compass: super::edges::Compass::default(),
         }
+    }
+
+    /// Time since the audit began.
+    pub(super) fn elapsed(&self) -> std::time::Duration {
+        self.started.elapsed()
+    }
+
+    /// Takes the session's count of the app's code after an observation, telling it when due;
+    /// how many edges are new.
+    pub(super) fn reached(&mut self, lab: &Lab<'_>) -> usize {
+        let at = self.elapsed();
+        let (new, tell) = self.compass.update(lab.session.coverage(), at);
+        if tell {
+            lab.watcher.edges(&self.compass.code);
+        }
+        new
     }
 
     pub(super) fn budget(&self) -> Budget {
@@ -248,10 +267,6 @@ impl<'a> Budgeted<'a> {
 
     pub(super) fn stopped_by(&self) -> &'static str {
         self.stopped.unwrap_or("done")
-    }
-
-    pub(super) fn elapsed(&self) -> std::time::Duration {
-        self.started.elapsed()
     }
 }
 

@@ -543,7 +543,7 @@ impl Visits {
             .iter()
             .map(|m| match strategy {
                 Strategy::Uniform => m.weight,
-                Strategy::Coverage => match self.times(state, &m.key) {
+                Strategy::Coverage | Strategy::Novelty => match self.times(state, &m.key) {
                     0 => m.weight * 4.0,
                     n => m.weight / f64::from(n + 1),
                 },
@@ -602,6 +602,7 @@ mod tests {
             seed: 1,
             budget: super::super::Budget::default(),
             strategy: Strategy::Coverage,
+            coverage: true,
             invariants: Vec::new(),
             inputs: Vec::new(),
             login: None,
@@ -885,7 +886,7 @@ mod tests {
         }
         let mut rng = Rng::new(9);
         let second = (0..1000)
-            .filter(|_| visits.choose(Strategy::Coverage, state, &moves, &mut rng) == Some(1))
+            .filter(|_| visits.choose(Strategy::Novelty, state, &moves, &mut rng) == Some(1))
             .count();
         assert!(
             second > 950,

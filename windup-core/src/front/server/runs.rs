@@ -192,6 +192,7 @@ fn done_before_start(store: &AuditStore, run: &RunId, live: &Live) {
             pages_explored: 0,
             unconfirmed: 0,
             stopped_by: "stopped".to_owned(),
+            code: Default::default(),
         },
     );
 }

@@ -112,6 +112,44 @@ fn budget_used(outcome: &crate::engine::audit::AuditOutcome) -> String {
     )
 }
 
+/// How much of the app's own code the audit ran, or why it did not count.
+fn code_reached(code: &crate::engine::audit::CodeCoverage) -> String {
+    if let Some(why) = &code.off {
+        return format!("  the app's code was not counted: {why}");
+    }
+    let share = match code.edges {
+        0 => String::new(),
+        edges => format!(" ({:.1}%)", 100.0 * code.reached as f64 / edges as f64),
+    };
+    let uncounted = match code.uncounted {
+        0 => String::new(),
+        n => format!(
+            "; {} not counted (see docs/audit.md#coverage)",
+            count(n, "script")
+        ),
+    };
+    let curve: Vec<String> = code
+        .over_time
+        .iter()
+        .map(|&(at, reached)| format!("{reached} at {:.1} s", at as f64 / 1000.0))
+        .collect();
+    let curve = match curve.len() {
+        0 => String::new(),
+        n if n <= 6 => format!("; over time: {}", curve.join(", ")),
+        n => format!(
+            "; over time: {}, … {}",
+            curve[..3].join(", "),
+            curve[n - 2..].join(", ")
+        ),
+    };
+    format!(
+        "  the app's code: {} of {} reached{share} in {}{uncounted}{curve}",
+        code.reached,
+        count(code.edges as usize, "edge"),
+        count(code.scripts, "script"),
+    )
+}
+
 /// The end of an audit: what it found and did, why it stopped, and where it is kept.
 pub fn summary(finished: &AuditFinished) -> Vec<Line> {
     let outcome = &finished.outcome;
@@ -134,6 +172,7 @@ pub fn summary(finished: &AuditFinished) -> Vec<Line> {
         out.push(Line::new(Tone::Plain, format!("  {reason}")));
     }
     out.push(Line::new(Tone::Plain, budget_used(outcome)));
+    out.push(Line::new(Tone::Plain, code_reached(&outcome.code)));
     if outcome.model_calls > 0 {
         out.push(Line::new(
             Tone::Plain,

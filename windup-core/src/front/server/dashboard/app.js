@@ -155,6 +155,7 @@ function initialRun(runId) {
     invariants: [],
     findings: [], // { key: fingerprint, finding } as the stream tells them
     tests: {}, // stream finding id → frameworks written
+    code: null, // { reached, edges, scripts, series: [[at_ms, reached]] } from coverage events
   };
 }
 
@@ -229,9 +230,20 @@ function applyEvent(next, event) {
     case 'warning':
       next.feed.push({ ...item, kind: 'warning', text: event.message });
       break;
+    case 'coverage': {
+      const series = next.code ? next.code.series : [];
+      next.code = { reached: event.reached, edges: event.edges, scripts: event.scripts, series: [...series, [event.at_ms, event.reached]] };
+      break;
+    }
     case 'done':
       next.status = event.status;
       next.done = event;
+      if (event.code && !event.code.off) {
+        const series = event.code.over_time || [];
+        next.code = { reached: event.code.reached, edges: event.code.edges, scripts: event.code.scripts, series };
+      } else if (event.code && event.code.off) {
+        next.code = { off: event.code.off };
+      }
       next.feed.push({ ...item, kind: 'done', done: event });
       break;
     case 'failed':
@@ -836,9 +848,31 @@ function RunHeader({ state, status, stream, refresh }) {
         <span>Runtime ${formatDuration(runtime)}</span>
         ${done &&
         html`<span>${plural(done.actions, 'action', 'actions')}, ${plural(done.attacks, 'attack', 'attacks')}, ${plural(done.pages_explored, 'page', 'pages')} explored</span>`}
+        <${CodeReached} code=${state.code} />
       </p>
     </section>
   `;
+}
+
+// How much of the app's code the audit reached, with its curve over the audit's time.
+function CodeReached({ code }) {
+  if (!code) return null;
+  if (code.off) return html`<span data-testid="code-reached">Code not counted: ${code.off}</span>`;
+  const series = code.series || [];
+  const last = series.length ? series[series.length - 1][0] : 0;
+  const width = 120;
+  const height = 18;
+  const points = series
+    .map(([at, reached]) => `${last ? ((at / last) * width).toFixed(1) : 0},${(height - (code.edges ? (reached / code.edges) * height : 0)).toFixed(1)}`)
+    .join(' ');
+  const share = code.edges ? ` (${((100 * code.reached) / code.edges).toFixed(1)}%)` : '';
+  return html`<span data-testid="code-reached"
+    >Code reached <strong>${code.reached}</strong> of ${plural(code.edges, 'edge', 'edges')}${share}
+    ${series.length > 1 &&
+    html`<svg class="code-curve" width=${width} height=${height} role="img" aria-label="Edges reached over time"
+      ><polyline points=${points} fill="none" stroke="currentColor"
+    /></svg>`}</span
+  >`;
 }
 
 function StopButton({ runId, status, refresh }) {

@@ -133,6 +133,7 @@ fn script() -> Vec<RunEvent> {
             pages_explored: 3,
             unconfirmed: 0,
             stopped_by: "steps".to_owned(),
+            code: Default::default(),
         },
     ]
 }
@@ -175,6 +176,7 @@ fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
             stop_reason: None,
             budget: Default::default(),
             coverage: Default::default(),
+            code: Default::default(),
             unusable: None,
             runtime: Duration::from_millis(20_140),
             overrun: Duration::ZERO,
