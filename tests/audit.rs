@@ -167,6 +167,70 @@ async fn the_correct_todo_app_has_no_findings() {
     assert!(home.title.is_some(), "{home:#?}");
 }
 
+/// The stored events of a run named `name`, as JSON.
+fn stored_events(
+    project: &Project,
+    run: &windup_core::store::RunId,
+    name: &str,
+) -> Vec<serde_json::Value> {
+    let store = AuditStore::open(&project.root().join(".windup/audits.sqlite")).unwrap();
+    store
+        .events_since(run, 0, 100_000)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.name == name)
+        .map(|e| serde_json::from_str(&e.json).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_counts_the_apps_code_unless_asked_not_to() {
+    let app = todo("none").await;
+    let mut small = budget(2);
+    small.walk_length = 10;
+    let project = Project::with(&[]);
+    let counted = audit_todo(&project, app.url(), 3, small).await;
+    let code = &counted.outcome.code;
+    assert_eq!(code.off, None, "{code:?}");
+    assert!(code.scripts >= 1 && code.edges > 0, "{code:?}");
+    assert!(
+        code.reached > 0 && code.reached as u64 <= code.edges,
+        "{code:?}"
+    );
+    assert_eq!(
+        code.over_time.last().map(|&(_, n)| n),
+        Some(code.reached),
+        "{code:?}"
+    );
+    let told = stored_events(&project, &counted.run_id, "coverage");
+    assert!(!told.is_empty(), "the count was told as it grew");
+    let done = stored_events(&project, &counted.run_id, "done");
+    assert_eq!(done[0]["code"]["reached"], code.reached, "{done:?}");
+
+    let project = Project::with(&[]);
+    let uncounted = AuditRun::new(
+        project.settings_with("", &|_| None),
+        app.url().parse().unwrap(),
+    )
+    .seed(3)
+    .budget(small)
+    .coverage(false)
+    .invariants_dir(repo("examples/todo/invariants"))
+    .run()
+    .await
+    .unwrap();
+    let code = &uncounted.outcome.code;
+    assert!(
+        code.off
+            .as_deref()
+            .is_some_and(|why| why.contains("--no-coverage")),
+        "{code:?}"
+    );
+    assert_eq!((code.reached, code.edges), (0, 0));
+    assert!(uncounted.outcome.actions > 10, "it audited all the same");
+    assert!(stored_events(&project, &uncounted.run_id, "coverage").is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_seed_makes_the_same_findings() {
     let small = {

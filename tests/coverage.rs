@@ -66,12 +66,27 @@ impl Site {
             move || async move { ([(header::CONTENT_TYPE, "text/javascript")], body).into_response() }
         };
         let app = Router::new()
-            .route("/", get(|| async { axum::response::Html(page()) }))
+            .route(
+                "/",
+                get(|| async {
+                    (
+                        [(header::SET_COOKIE, "visit=seen; Path=/")],
+                        axum::response::Html(page()),
+                    )
+                }),
+            )
             .route("/app.js", get(js(APP)))
             .route("/lib.js", get(js(LIB)))
             .route(
                 "/api/data",
-                get(|| async { axum::Json(serde_json::json!({ "name": "from the API" })) }),
+                get(|headers: axum::http::HeaderMap| async move {
+                    let cookie = headers
+                        .get(header::COOKIE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("no cookie")
+                        .to_owned();
+                    axum::Json(serde_json::json!({ "name": format!("from the API ({cookie})") }))
+                }),
             );
         tokio::spawn(async move {
             let _ = axum::serve(listener, app)
@@ -179,8 +194,8 @@ async fn an_apps_scripts_are_counted_as_they_load_and_each_branch_shows_once() {
 
         assert_eq!(
             text(&page, "#data"),
-            "from the API",
-            "{kind}: the app's own request went on"
+            "from the API (visit=seen)",
+            "{kind}: the app's own request went on, with the cookie its page set"
         );
         assert_eq!(
             text(&page, "#lib"),

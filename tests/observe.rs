@@ -114,6 +114,24 @@ async fn page(UrlPath(name): UrlPath<String>) -> Response {
         .into_response()
 }
 
+/// A page that changes every 2 ms: one timer writes its count into `#a`, rebuilds the rows, writes
+/// `#c` in a frame and then `#b`. A reading spread over two moments would see `#a` and `#b` differ.
+const TICKING: &str = r#"<!doctype html><html><head><title>Ticking</title></head><body>
+<p id="a">0</p><ul id="rows"><li>0</li></ul><iframe id="f" srcdoc="<p id='c'>0</p>"></iframe><p id="b">0</p>
+<script>
+let n = 0;
+setInterval(() => {
+  n += 1;
+  document.getElementById('a').textContent = n;
+  const rows = document.getElementById('rows');
+  rows.textContent = '';
+  for (let i = 0; i <= n % 4; i++) { const li = document.createElement('li'); li.textContent = n; rows.append(li); }
+  const c = document.getElementById('f').contentDocument.getElementById('c');
+  if (c) c.textContent = n;
+  document.getElementById('b').textContent = n;
+}, 2);
+</script></body></html>"#;
+
 const VALUES: &str = r#"<!doctype html><html><head><title>Values</title></head><body>
 <h1>Cart</h1>
 <ul id="light"><li class="item">Alpha</li><li class="item">  Beta
@@ -355,6 +373,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "marked.html" => ok(MARKED),
         "rendered.html" => ok(RENDERED),
         "load-error.html" => ok(LOAD_ERROR),
+        "ticking.html" => ok(TICKING),
         "server-error.html" => Some((StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR.to_owned())),
         "orders.html" => Some((StatusCode::OK, orders(0, false))),
         "orders-twice.html" => Some((StatusCode::OK, orders(1, false))),
@@ -1455,6 +1474,63 @@ async fn goto_opens_absolute_and_relative_urls_and_names_an_unreachable_one() {
             }
             other => panic!("{kind}: {unreachable} opened: {other:?}"),
         }
+        rig.close().await;
+    }
+}
+
+/// Every observation reads the page as one instant: on a page whose text changes every 2 ms, in
+/// 1,000 observations no reading mixes two moments (each probe, the rows and a frame's text agree).
+/// In each browser.
+#[tokio::test]
+async fn a_reading_is_one_instant_of_a_page_that_keeps_changing() {
+    for kind in common::browsers() {
+        let rig = Rig::start_in(kind).await;
+        rig.open("/ticking.html").await;
+        let mut seen = BTreeSet::new();
+        for look in 0..1000 {
+            let page = rig
+                .observe(&[
+                    ("#a", Field::Text),
+                    ("#b", Field::Text),
+                    ("#rows li", Field::Text),
+                    ("#c", Field::Text),
+                ])
+                .await;
+            let read = |selector: &str| -> Vec<String> {
+                let probe = Probe {
+                    selector: selector.to_owned(),
+                    field: Field::Text,
+                };
+                page.texts(&probe)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|r| r.text().into_owned())
+                    .collect()
+            };
+            let (a, b, rows, c) = (read("#a"), read("#b"), read("#rows li"), read("#c"));
+            assert_eq!(a.len(), 1, "{kind}: look {look}: {a:?}");
+            let n: usize = a[0].parse().expect("a count");
+            assert_eq!(b, a, "{kind}: look {look}: #a and #b read at two moments");
+            assert_eq!(
+                c, a,
+                "{kind}: look {look}: the frame read at another moment"
+            );
+            assert_eq!(
+                rows.len(),
+                n % 4 + 1,
+                "{kind}: look {look}: rows {rows:?} of count {n}"
+            );
+            assert!(
+                rows.iter().all(|r| *r == a[0]),
+                "{kind}: look {look}: {rows:?} of {n}"
+            );
+            seen.insert(n);
+        }
+        assert!(
+            seen.len() > 200,
+            "{kind}: the page kept changing: {} counts seen",
+            seen.len()
+        );
         rig.close().await;
     }
 }

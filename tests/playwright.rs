@@ -158,6 +158,7 @@ impl Reading {
                 .map(|t| (*t).to_owned())
                 .collect(),
             pending: 0,
+            edges: Default::default(),
         }
     }
 

@@ -81,10 +81,10 @@ struct AuditArgs {
         Budget::default().walk_length
     ))]
     walk_length: Option<usize>,
-    /// How a walk chooses its next move: `coverage` starts walks from earlier ones that reached
-    /// code of the app no move had run, and leans toward moves not yet made in a state like the
-    /// current one; `novelty` only leans; `uniform` goes by how often a person makes each move.
-    #[arg(long, value_name = "STRATEGY", default_value = "coverage")]
+    /// How a walk chooses its next move: `novelty` leans toward moves not yet made in a state
+    /// like the current one; `coverage` also starts walks from earlier ones that reached code of
+    /// the app no move had run; `uniform` goes by how often a person makes each move.
+    #[arg(long, value_name = "STRATEGY", default_value = "novelty")]
     strategy: windup_core::engine::audit::Strategy,
     /// Do not count the edges of the app's scripts (docs/audit.md#coverage). Counting needs
     /// WebDriver BiDi, which the audit speaks where the driver offers it unless this is given.

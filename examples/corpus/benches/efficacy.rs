@@ -3,8 +3,8 @@
 //! median time to the first finding, actions per second and states covered.
 //!
 //! `cargo bench -p windup-corpus --bench efficacy -- [--seeds N] [--time S] [--apps a,b]
-//! [--strategy coverage|uniform|both] [--jobs N]` (defaults: 10 seeds, 60 s, every app,
-//! coverage, one audit at a time). With `--jobs 2` two audits (each with its own browser and
+//! [--strategy novelty|coverage|uniform|both|all] [--jobs N]` (defaults: 10 seeds, 60 s, every
+//! app, novelty, one audit at a time; `both` is novelty and uniform, `all` adds coverage). With `--jobs 2` two audits (each with its own browser and
 //! site) run at once: the run takes half as long, and each audit has less of the machine, so
 //! its actions per second are lower than alone.
 
@@ -28,7 +28,7 @@ fn options() -> Result<Options, String> {
         seeds: 10,
         time: Duration::from_secs(60),
         apps: None,
-        strategies: vec![Strategy::Coverage],
+        strategies: vec![Strategy::Novelty],
         jobs: 1,
     };
     let mut args = std::env::args().skip(1);
@@ -43,7 +43,8 @@ fn options() -> Result<Options, String> {
             "--apps" => options.apps = Some(value()?.split(',').map(str::to_owned).collect()),
             "--strategy" => {
                 options.strategies = match value()?.as_str() {
-                    "both" => vec![Strategy::Coverage, Strategy::Uniform],
+                    "both" => vec![Strategy::Novelty, Strategy::Uniform],
+                    "all" => vec![Strategy::Coverage, Strategy::Novelty, Strategy::Uniform],
                     one => vec![one.parse()?],
                 }
             }

@@ -26,6 +26,8 @@ pub struct Trial {
     pub actions: usize,
     pub runtime: Duration,
     pub states: usize,
+    /// Distinct edges of the app's code the audit reached (0 when it was not counted).
+    pub edges: usize,
     pub moves: usize,
     pub stopped_by: String,
     /// The audit's error, when it ended on one.
@@ -151,6 +153,7 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
         actions: 0,
         runtime: Duration::ZERO,
         states: 0,
+        edges: 0,
         moves: 0,
         stopped_by: String::new(),
         error: None,
@@ -231,6 +234,7 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
             trial.actions = outcome.actions;
             trial.runtime = outcome.runtime;
             trial.states = outcome.coverage.states;
+            trial.edges = outcome.code.reached;
             trial.moves = outcome.coverage.moves;
             trial.stopped_by = outcome.stopped_by;
         }
@@ -326,8 +330,15 @@ pub fn table(apps: &[App], trials: &[Trial]) -> String {
                 .get(states.len().saturating_sub(1) / 2)
                 .copied()
                 .unwrap_or(0);
+            let mut edges: Vec<usize> = all.iter().map(|t| t.edges).collect();
+            edges.sort_unstable();
+            let edges = edges
+                .get(edges.len().saturating_sub(1) / 2)
+                .copied()
+                .unwrap_or(0);
             out.push_str(&format!(
-                "  {rate:.1} actions/s; correct build: {states} states covered (median)\n"
+                "  {rate:.1} actions/s; correct build: {states} states covered (median); \
+                 {edges} edges reached (median of all runs)\n"
             ));
             for t in all.iter().filter(|t| t.error.is_some()) {
                 out.push_str(&format!(

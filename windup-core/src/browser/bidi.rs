@@ -211,7 +211,7 @@ impl Channel {
         let (socket, _) = tokio_tungstenite::connect_async(request)
             .await
             .map_err(|e| refused(&e))?;
-        let (mut sink, mut stream) = socket.split();
+        let (mut sink, stream) = socket.split();
         let (outgoing, mut queue) = mpsc::unbounded_channel::<Message>();
         let writer = tokio::spawn(async move {
             while let Some(message) = queue.recv().await {
@@ -228,35 +228,13 @@ impl Channel {
             ..Heard::default()
         }));
         let moved: Arc<tokio::sync::Notify> = Arc::default();
-        let reader = {
-            let (waiting, heard, moved, blocked) = (
-                Arc::clone(&waiting),
-                Arc::clone(&heard),
-                Arc::clone(&moved),
-                Arc::clone(&blocked),
-            );
-            tokio::spawn(async move {
-                let why = loop {
-                    match stream.next().await {
-                        Some(Ok(Message::Text(text))) => {
-                            if dispatch(&text, &waiting, &heard, &blocked) {
-                                moved.notify_waiters();
-                            }
-                        }
-                        Some(Ok(Message::Close(frame))) => {
-                            break format!("closed by the browser ({frame:?})");
-                        }
-                        Some(Ok(_)) => {}
-                        Some(Err(e)) => break e.to_string(),
-                        None => break "closed".to_owned(),
-                    }
-                };
-                let pending: Vec<_> = lock(&waiting).drain().collect();
-                for (_, answer) in pending {
-                    let _ = answer.send(Err(Refusal::Gone(why.clone())));
-                }
-            })
-        };
+        let reader = read(
+            stream,
+            Arc::clone(&waiting),
+            Arc::clone(&heard),
+            Arc::clone(&moved),
+            Arc::clone(&blocked),
+        );
         let channel = Channel {
             link: Link {
                 outgoing,
@@ -534,6 +512,42 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The task that reads the socket: each answer to the command waiting for it, each event where
+/// it goes; when the socket closes, every command still waiting is told why.
+fn read(
+    mut stream: futures::stream::SplitStream<
+        tokio_tungstenite::WebSocketStream<
+            tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+        >,
+    >,
+    waiting: Waiting,
+    heard: Arc<Mutex<Heard>>,
+    moved: Arc<tokio::sync::Notify>,
+    blocked: Blocked,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let why = loop {
+            match stream.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    if dispatch(&text, &waiting, &heard, &blocked) {
+                        moved.notify_waiters();
+                    }
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    break format!("closed by the browser ({frame:?})");
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => break e.to_string(),
+                None => break "closed".to_owned(),
+            }
+        };
+        let pending: Vec<_> = lock(&waiting).drain().collect();
+        for (_, answer) in pending {
+            let _ = answer.send(Err(Refusal::Gone(why.clone())));
+        }
+    })
 }
 
 /// One message from the browser: an answer to the command waiting for it, or an event. True

@@ -17,30 +17,10 @@ use tokio::task::JoinHandle;
 
 use super::bidi::Link;
 use super::coverage::{self, Instrumented, Kind};
+use super::covered::CoverageStats;
 
 /// How long fetching one script or page may take.
 const FETCH_WITHIN: Duration = Duration::from_secs(30);
-
-/// What the instrumenting saw: the scripts it counted, and those it could not.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CoverageStats {
-    /// Each instrumented script's id and its edges.
-    pub scripts: BTreeMap<String, u32>,
-    /// Scripts served as they came because they did not parse: their address and why.
-    pub refused: Vec<String>,
-    /// Requests that could not be fetched here and went on to the browser's own fetch, their
-    /// scripts uncounted.
-    pub unfetched: u32,
-    /// The distinct edges the session's observations saw taken.
-    pub reached: usize,
-}
-
-impl CoverageStats {
-    /// The edges of every script counted.
-    pub fn edges(&self) -> u64 {
-        self.scripts.values().map(|&n| u64::from(n)).sum()
-    }
-}
 
 /// The task answering the held requests of one session, while it lasts.
 #[derive(Debug)]
@@ -167,26 +147,41 @@ struct Answer {
 impl Answer {
     async fn give(self, params: Value) {
         let id = params["request"]["request"].clone();
+        let url = params["request"]["url"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
         let wanted = wanted(&params["request"]);
         let provided = match wanted {
             Wanted::Neither => None,
             _ => self.fetched(&params["request"], wanted).await,
         };
-        let result = match provided {
-            Some(mut response) => {
-                response["request"] = id.clone();
-                self.link.command("network.provideResponse", response).await
+        if let Some(mut response) = provided {
+            response["request"] = id.clone();
+            match self.link.command("network.provideResponse", response).await {
+                Ok(_) => return,
+                // The browser would not take it: the request goes on as it was, uncounted.
+                Err(refused) => lock(&self.stats)
+                    .refused
+                    .push(format!("{url}: the browser refused the answer: {refused}")),
             }
-            None => {
-                if wanted != Wanted::Neither {
-                    lock(&self.stats).unfetched += 1;
-                }
-                let params = json!({ "request": id });
-                self.link.command("network.continueRequest", params).await
-            }
-        };
-        // A request the page no longer wants (it navigated on) is gone: nothing to answer.
-        let _ = result;
+        } else if wanted != Wanted::Neither {
+            lock(&self.stats).unfetched += 1;
+        }
+        let continued = self
+            .link
+            .command("network.continueRequest", json!({ "request": id }))
+            .await;
+        // A request the page no longer wants (it navigated on) is gone: nothing to answer. One
+        // the browser still holds but would not let go on fails, rather than hang the page.
+        if let Err(super::bidi::Refusal::Error { error, .. }) = continued
+            && error != "no such request"
+        {
+            let _ = self
+                .link
+                .command("network.failRequest", json!({ "request": id }))
+                .await;
+        }
     }
 
     /// The response to hand the browser: fetched here and, when it is a script or a page,

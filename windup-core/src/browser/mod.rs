@@ -8,6 +8,7 @@ mod bidi;
 mod chromium;
 #[cfg(feature = "audit")]
 pub mod coverage;
+mod covered;
 mod digest;
 mod driver;
 mod firefox;
@@ -31,9 +32,8 @@ use serde_json::{Value, json};
 pub use backend::{BrowserKind, Capabilities, Names};
 pub use bare::Bare;
 pub use bidi::Protocol;
+pub use covered::CoverageStats;
 pub use digest::{Control, FormInfo, PageDigest};
-#[cfg(feature = "audit")]
-pub use intercept::CoverageStats;
 pub use keys::Key;
 pub use observe::QUIET_LOOKS;
 pub(crate) use observe::{observe_script_source, observer_script_source};
@@ -58,6 +58,10 @@ impl BrowserKind {
     }
 }
 
+/// How long a Classic command of a session that holds requests waits for a navigation under way
+/// (see [`BrowserConfig::intercepts`]).
+const INTERCEPTED_PAGE_LOAD: Duration = Duration::from_secs(3);
+
 /// How to reach a browser. `config::Settings::browser_config` builds it from `windup.toml` and
 /// the `WINDUP_*` environment, checked once; the defaults suit headless Chromium.
 #[derive(Debug, Clone)]
@@ -81,6 +85,13 @@ pub struct BrowserConfig {
     pub startup_timeout: Duration,
     /// Which protocol sessions speak (docs/browsers.md#webdriver-bidi).
     pub protocol: Protocol,
+    /// Whether sessions will hold the page's requests to count the app's code
+    /// (`Session::cover`). Their Classic commands then wait at most a few seconds for a
+    /// navigation under way: chromedriver carries one session's commands in turn, so a Classic
+    /// command that waits for a document (or a script of it) the interception holds keeps the
+    /// answer that lets it go from being read until the command gives up (its page load
+    /// timeout, 300 s by default). docs/audit.md#coverage has the evidence.
+    pub intercepts: bool,
 }
 
 impl Default for BrowserConfig {
@@ -97,6 +108,7 @@ impl Default for BrowserConfig {
             firefox_binary: None,
             startup_timeout: Duration::from_secs(20),
             protocol: Protocol::default(),
+            intercepts: false,
         }
     }
 }
@@ -526,6 +538,12 @@ impl Browser {
         });
         let mut caps = self.config.kind.backend().capabilities(&self.config, local);
         caps.insert("pageLoadStrategy".into(), json!("normal"));
+        if self.config.intercepts {
+            caps.insert(
+                "timeouts".into(),
+                json!({ "pageLoad": INTERCEPTED_PAGE_LOAD.as_millis() as u64 }),
+            );
+        }
         caps.insert(
             "unhandledPromptBehavior".into(),
             json!("dismiss and notify"),

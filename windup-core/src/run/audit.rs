@@ -242,8 +242,11 @@ impl AuditRun {
         let mut browser_config = self.settings.browser_config();
         // Counting the app's code needs BiDi's network interception: a session that would speak
         // Classic alone speaks BiDi where the driver offers it.
-        if self.config.coverage && browser_config.protocol == crate::browser::Protocol::Classic {
-            browser_config.protocol = crate::browser::Protocol::Auto;
+        if self.config.coverage {
+            if browser_config.protocol == crate::browser::Protocol::Classic {
+                browser_config.protocol = crate::browser::Protocol::Auto;
+            }
+            browser_config.intercepts = true;
         }
         let browser = Browser::launch(browser_config).await?;
         let session = browser.new_session().await?;

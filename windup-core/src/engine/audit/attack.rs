@@ -648,8 +648,9 @@ impl<'a> Walk<'a> {
         let digest = lab.open(&executor).await.ok()?;
         let start = lab.session.observe(&probes).await.ok()?;
         spend.attacks += 1;
-        // The start page's code, and exploration's, are nobody's find.
+        // The start page's code is nobody's find.
         spend.reached(lab);
+        spend.compass.walked(&start.edges);
         Some(Walk {
             rng: Rng::fork(lab.config.seed, number as u64 + 1),
             executor,
@@ -724,7 +725,8 @@ impl<'a> Walk<'a> {
                 return true;
             };
             lab.check(&mut self.run, &self.actions, index, &page, spend);
-            let new = spend.reached(lab);
+            spend.reached(lab);
+            let new = spend.compass.walked(&page.edges);
             spend.compass.keep(&self.actions, new);
             lab.tell_action(&self.label, &self.actions[index]).await;
             self.run.pages.push(page);

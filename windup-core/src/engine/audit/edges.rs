@@ -4,6 +4,7 @@
 //! more often than not, from one of those prefixes: replayed whole and extended, or cut short and
 //! varied from there.
 
+use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -48,6 +49,11 @@ pub(super) struct Compass {
     pub(super) code: CodeCoverage,
     corpus: Vec<Seed>,
     told_at: Option<Duration>,
+    /// The edges the walks' own observations saw taken. What is new to a walk is judged by
+    /// these alone, not by what exploration or a judge's replays reached: those depend on how
+    /// quickly the app rendered, and the corpus (so every later walk) would then differ from run
+    /// to run of one seed.
+    walked: HashSet<(String, u32)>,
 }
 
 /// A prefix of a walk that reached edges nothing had reached before it.
@@ -113,6 +119,17 @@ impl Compass {
             let at = u64::try_from(at.as_millis()).unwrap_or(u64::MAX);
             self.code.over_time.push((at, self.code.reached));
         }
+    }
+
+    /// Notes the edges a walk's observation saw taken; how many no walk had taken before.
+    pub(super) fn walked(&mut self, edges: &BTreeMap<String, Vec<u32>>) -> usize {
+        let mut new = 0;
+        for (script, numbers) in edges {
+            for &number in numbers {
+                new += usize::from(self.walked.insert((script.clone(), number)));
+            }
+        }
+        new
     }
 
     /// Keeps `actions` (a walk's prefix whose last action reached `found` new edges).
@@ -219,6 +236,22 @@ mod tests {
         assert_eq!((compass.code.edges, compass.code.scripts), (40, 1));
         let off = Compass::off("--no-coverage".to_owned());
         assert_eq!(off.code.off.as_deref(), Some("--no-coverage"));
+    }
+
+    #[test]
+    fn what_is_new_to_a_walk_is_judged_by_the_walks_alone() {
+        let mut compass = Compass::default();
+        let edges = |pairs: &[(&str, &[u32])]| -> BTreeMap<String, Vec<u32>> {
+            pairs
+                .iter()
+                .map(|(s, n)| ((*s).to_owned(), n.to_vec()))
+                .collect()
+        };
+        assert_eq!(compass.walked(&edges(&[("a", &[1, 2]), ("b", &[1])])), 3);
+        assert_eq!(compass.walked(&edges(&[("a", &[2, 3])])), 1);
+        // The session's count (exploration's too) says nothing of what is new to the walks.
+        assert_eq!(compass.update(stats(40), Duration::from_secs(1)).0, 40);
+        assert_eq!(compass.walked(&edges(&[("b", &[1, 2])])), 1);
     }
 
     #[test]

@@ -118,10 +118,10 @@ pub enum Strategy {
     /// As `novelty`, and each walk more often than not starts from a prefix of an earlier walk
     /// that reached code of the app no move had run before, replayed whole and extended or cut
     /// and varied (docs/audit.md#coverage). Without the app's code counted, as `novelty`.
-    #[default]
     Coverage,
     /// By how often a person makes each kind of move, and toward the moves the run has not made
     /// yet in a state like the current one.
+    #[default]
     Novelty,
     /// By how often a person makes each kind of move alone.
     Uniform,
@@ -136,7 +136,7 @@ impl std::str::FromStr for Strategy {
             "novelty" => Ok(Strategy::Novelty),
             "uniform" => Ok(Strategy::Uniform),
             other => Err(format!(
-                "`{other}` is not a strategy: use coverage (the default), novelty or uniform"
+                "`{other}` is not a strategy: use novelty (the default), coverage or uniform"
             )),
         }
     }
@@ -449,14 +449,7 @@ impl Audit<'_> {
             self.watcher
                 .invariant(invariant, &InvariantStatus::Unbroken);
         }
-        self.watcher.reasoning(&format!(
-            "{} invariants to hold: {} generic oracles, {} written for this app and {} proposed \
-             by the model.",
-            invariants.len(),
-            invariants.len() - self.config.invariants.len() - from_model,
-            self.config.invariants.len(),
-            from_model
-        ));
+        self.tell_invariants(&invariants, from_model);
         let reads = invariants.iter().flat_map(Invariant::probes).collect();
         let lab = self.lab(&options, &invariants, &reads, &frames);
         self.watcher.phase(Phase::Attack);
@@ -497,6 +490,18 @@ impl Audit<'_> {
             overrun: state.overrun,
             seen: explored.seen(),
         }
+    }
+
+    /// Says what the audit holds the app to, and where each rule came from.
+    fn tell_invariants(&self, invariants: &[Invariant], from_model: usize) {
+        self.watcher.reasoning(&format!(
+            "{} invariants to hold: {} generic oracles, {} written for this app and {} proposed \
+             by the model.",
+            invariants.len(),
+            invariants.len() - self.config.invariants.len() - from_model,
+            self.config.invariants.len(),
+            from_model
+        ));
     }
 
     /// Starts counting the edges of the app's scripts, unless asked not to; says why not when

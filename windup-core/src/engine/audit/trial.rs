@@ -169,15 +169,13 @@ impl<'a> Budgeted<'a> {
         self.started.elapsed()
     }
 
-    /// Takes the session's count of the app's code after an observation, telling it when due;
-    /// how many edges are new.
-    pub(super) fn reached(&mut self, lab: &Lab<'_>) -> usize {
+    /// Takes the session's count of the app's code after an observation, telling it when due.
+    pub(super) fn reached(&mut self, lab: &Lab<'_>) {
         let at = self.elapsed();
-        let (new, tell) = self.compass.update(lab.session.coverage(), at);
+        let (_, tell) = self.compass.update(lab.session.coverage(), at);
         if tell {
             lab.watcher.edges(&self.compass.code);
         }
-        new
     }
 
     pub(super) fn budget(&self) -> Budget {
