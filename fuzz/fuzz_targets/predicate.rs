@@ -88,5 +88,6 @@ fn page(predicate: &Predicate, text: &str) -> Observation {
         broken_texts: texts.clone(),
         negative_amounts: texts,
         pending: 0,
+        edges: Default::default(),
     }
 }
