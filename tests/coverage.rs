@@ -8,7 +8,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -17,8 +16,6 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use base64::Engine;
 use sha2::Digest;
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 use windup_core::browser::{Browser, BrowserConfig, BrowserKind, Protocol, Session};
 use windup_core::model::invariant::{Field, Observation, Probe};
 
@@ -50,64 +47,34 @@ fn page() -> String {
     )
 }
 
-struct Site {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-}
-
-impl Site {
-    async fn start() -> Site {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .await
-            .expect("a loopback port");
-        let url = format!("http://{}", listener.local_addr().expect("an address"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let js = |body: &'static str| {
-            move || async move { ([(header::CONTENT_TYPE, "text/javascript")], body).into_response() }
-        };
-        let app = Router::new()
-            .route(
-                "/",
-                get(|| async {
-                    (
-                        [(header::SET_COOKIE, "visit=seen; Path=/")],
-                        axum::response::Html(page()),
-                    )
-                }),
-            )
-            .route("/app.js", get(js(APP)))
-            .route("/lib.js", get(js(LIB)))
-            .route(
-                "/api/data",
-                get(|headers: axum::http::HeaderMap| async move {
-                    let cookie = headers
-                        .get(header::COOKIE)
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or("no cookie")
-                        .to_owned();
-                    axum::Json(serde_json::json!({ "name": format!("from the API ({cookie})") }))
-                }),
-            );
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
-        Site {
-            url,
-            stop: Some(stop),
-        }
-    }
-}
-
-impl Drop for Site {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
+async fn site() -> common::Site {
+    let js = |body: &'static str| {
+        move || async move { ([(header::CONTENT_TYPE, "text/javascript")], body).into_response() }
+    };
+    let app = Router::new()
+        .route(
+            "/",
+            get(|| async {
+                (
+                    [(header::SET_COOKIE, "visit=seen; Path=/")],
+                    axum::response::Html(page()),
+                )
+            }),
+        )
+        .route("/app.js", get(js(APP)))
+        .route("/lib.js", get(js(LIB)))
+        .route(
+            "/api/data",
+            get(|headers: axum::http::HeaderMap| async move {
+                let cookie = headers
+                    .get(header::COOKIE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("no cookie")
+                    .to_owned();
+                axum::Json(serde_json::json!({ "name": format!("from the API ({cookie})") }))
+            }),
+        );
+    common::Site::serve(app).await
 }
 
 async fn session(kind: BrowserKind, protocol: Protocol) -> (Browser, Session) {
@@ -179,7 +146,7 @@ async fn click_more(session: &Session) -> Observation {
 #[tokio::test]
 async fn an_apps_scripts_are_counted_as_they_load_and_each_branch_shows_once() {
     for kind in common::browsers() {
-        let site = Site::start().await;
+        let site = site().await;
         let (_browser, session) = session(kind, Protocol::Bidi).await;
         let origin: url::Url = site.url.parse().expect("the site's URL parses");
         session
@@ -253,7 +220,7 @@ async fn an_apps_scripts_are_counted_as_they_load_and_each_branch_shows_once() {
 
 #[tokio::test]
 async fn a_classic_session_says_why_it_cannot_count() {
-    let site = Site::start().await;
+    let site = site().await;
     let (_browser, session) = session(BrowserKind::Chromium, Protocol::Classic).await;
     let origin: url::Url = site.url.parse().expect("the site's URL parses");
     let why = session

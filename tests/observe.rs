@@ -19,8 +19,6 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use serde_json::json;
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 use url::Url;
 use windup_core::browser::{BrowserError, BrowserKind, Protocol};
 use windup_core::engine::executor::{FailureCause, NoValues};
@@ -36,45 +34,13 @@ use windup_core::{
 };
 
 /// The fixture pages, served on loopback until dropped.
-struct Site {
-    url: String,
-    stop: Option<oneshot::Sender<()>>,
-}
+type Site = common::Site;
 
-impl Site {
-    async fn start() -> Site {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .await
-            .expect("a loopback port");
-        let url = format!("http://{}", listener.local_addr().expect("an address"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let app = Router::new()
-            .route("/api/{name}", any(api))
-            .route("/{page}", get(page));
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
-        Site {
-            url,
-            stop: Some(stop),
-        }
-    }
-
-    fn at(&self, path: &str) -> String {
-        format!("{}{path}", self.url)
-    }
-}
-
-impl Drop for Site {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
+async fn fixture_site() -> Site {
+    let app = Router::new()
+        .route("/api/{name}", any(api))
+        .route("/{page}", get(page));
+    common::Site::serve(app).await
 }
 
 async fn api(UrlPath(name): UrlPath<String>) -> Response {
@@ -401,7 +367,7 @@ impl Rig {
     }
 
     async fn start_speaking(kind: BrowserKind, protocol: Protocol) -> Rig {
-        let site = Site::start().await;
+        let site = fixture_site().await;
         let config = BrowserConfig {
             kind,
             protocol,

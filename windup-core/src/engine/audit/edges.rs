@@ -25,7 +25,7 @@ const TELL_EVERY: Duration = Duration::from_millis(500);
 /// What the audit knows of the app's code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct CodeCoverage {
-    /// Why edges are not counted (`--no-coverage`, a Classic session, a browser that would not
+    /// Why edges are not counted (not asked for, a Classic session, a browser that would not
     /// hold requests); `None` while they are.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub off: Option<String>,
@@ -234,8 +234,8 @@ mod tests {
         compass.close(Duration::from_millis(1000));
         assert_eq!(compass.code.over_time, vec![(100, 5), (700, 9)]);
         assert_eq!((compass.code.edges, compass.code.scripts), (40, 1));
-        let off = Compass::off("--no-coverage".to_owned());
-        assert_eq!(off.code.off.as_deref(), Some("--no-coverage"));
+        let off = Compass::off("not asked for".to_owned());
+        assert_eq!(off.code.off.as_deref(), Some("not asked for"));
     }
 
     #[test]
