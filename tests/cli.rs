@@ -419,7 +419,7 @@ fn audit_arguments_are_checked_before_anything_runs() {
     let out = text(&strategy);
     assert_eq!(strategy.status.code(), Some(2), "{out}");
     assert!(
-        out.contains("use coverage (the default) or uniform"),
+        out.contains("use novelty (the default), coverage or uniform"),
         "{out}"
     );
     for flag in ["--walks", "--walk-length"] {
