@@ -112,10 +112,14 @@ fn budget_used(outcome: &crate::engine::audit::AuditOutcome) -> String {
     )
 }
 
-/// How much of the app's own code the audit ran, or why it did not count.
-fn code_reached(code: &crate::engine::audit::CodeCoverage) -> String {
-    if let Some(why) = &code.off {
-        return format!("  the app's code was not counted: {why}");
+/// How much of the app's own code the audit ran, or why it could not count it; nothing when
+/// counting was not asked for.
+fn code_reached(code: &crate::engine::audit::CodeCoverage) -> Option<String> {
+    match &code.off {
+        Some(why) if why.starts_with("not asked for") => return None,
+        Some(why) => return Some(format!("  the app's code was not counted: {why}")),
+        None if code.scripts == 0 && code.edges == 0 && code.over_time.is_empty() => return None,
+        None => {}
     }
     let share = match code.edges {
         0 => String::new(),
@@ -142,12 +146,12 @@ fn code_reached(code: &crate::engine::audit::CodeCoverage) -> String {
             curve[n - 2..].join(", ")
         ),
     };
-    format!(
+    Some(format!(
         "  the app's code: {} of {} reached{share} in {}{uncounted}{curve}",
         code.reached,
         count(code.edges as usize, "edge"),
         count(code.scripts, "script"),
-    )
+    ))
 }
 
 /// The end of an audit: what it found and did, why it stopped, and where it is kept.
@@ -172,7 +176,9 @@ pub fn summary(finished: &AuditFinished) -> Vec<Line> {
         out.push(Line::new(Tone::Plain, format!("  {reason}")));
     }
     out.push(Line::new(Tone::Plain, budget_used(outcome)));
-    out.push(Line::new(Tone::Plain, code_reached(&outcome.code)));
+    if let Some(code) = code_reached(&outcome.code) {
+        out.push(Line::new(Tone::Plain, code));
+    }
     if outcome.model_calls > 0 {
         out.push(Line::new(
             Tone::Plain,
