@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::bidi::Link;
+use super::bidi::{Link, lock};
 use super::coverage::{self, Instrumented, Kind};
 use super::covered::CoverageStats;
 
@@ -354,12 +354,6 @@ impl super::Session {
     pub fn coverage(&self) -> Option<CoverageStats> {
         lock(&self.covering).as_ref().map(Covering::stats)
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]
