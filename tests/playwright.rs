@@ -59,6 +59,7 @@ fn cart_finding() -> Finding {
             r#"money("[data-testid=cart-subtotal]") == sum(moneys("[data-testid^=line-total-]"))"#
                 .to_owned(),
         since: None,
+        within: None,
         screenshots: Vec::new(),
         attack: "the same submission twice".to_owned(),
         fingerprint: "f".to_owned(),

@@ -676,7 +676,7 @@ impl AuditWatcher for Teller {
     fn invariant(&self, invariant: &Invariant, status: &InvariantStatus) {
         self.tell(RunEvent::Invariant {
             run_id: self.run_id.to_string(),
-            invariant: invariant.clone(),
+            invariant: Box::new(invariant.clone()),
             status: status.clone(),
         });
     }

@@ -139,7 +139,7 @@ pub enum RunEvent {
     /// An invariant the audit holds the app to, and its standing.
     Invariant {
         run_id: String,
-        invariant: crate::model::invariant::Invariant,
+        invariant: Box<crate::model::invariant::Invariant>,
         #[serde(flatten)]
         status: InvariantStatus,
     },

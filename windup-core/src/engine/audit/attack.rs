@@ -721,10 +721,21 @@ impl<'a> Walk<'a> {
                 self.actions.pop();
                 return false;
             }
+            let acted = std::time::Instant::now();
             let Ok(page) = lab.settled(&self.probes).await else {
                 return true;
             };
-            lab.check(&mut self.run, &self.actions, index, &page, spend);
+            let page = lab
+                .judge_step(
+                    &mut self.run,
+                    &self.actions,
+                    index,
+                    page,
+                    acted,
+                    &self.probes,
+                    spend,
+                )
+                .await;
             spend.reached(lab);
             let new = spend.compass.walked(&page.edges);
             spend.compass.keep(&self.actions, new);

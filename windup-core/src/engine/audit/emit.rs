@@ -44,18 +44,34 @@ pub(super) fn finding(proven: Proven<'_>) -> Finding {
         source: invariant.source,
         severity: invariant.severity,
         title: title(invariant, attack),
-        expected: format!("{} ({})", invariant.statement, invariant.predicate.source()),
+        expected: expected(invariant),
         actual: seen.join("; "),
         impact: impact(invariant),
         steps: actions.iter().map(describe).collect(),
         actions: actions.to_vec(),
         predicate: invariant.predicate.source().to_owned(),
         since,
+        within: invariant.within,
         screenshots: Vec::new(),
         attack: attack.to_owned(),
         fingerprint: fingerprint.to_owned(),
         found_after_actions: first_seen.0,
         found_after: first_seen.1,
+    }
+}
+
+/// The rule as stated, and what decides it: the predicate, with its trigger and bound for an
+/// obligation.
+fn expected(invariant: &Invariant) -> String {
+    let predicate = invariant.predicate.source();
+    match (invariant.within, &invariant.when) {
+        (Some(within), Some(when)) => format!(
+            "{} ({predicate}, within {} of a step where {})",
+            invariant.statement,
+            humantime::format_duration(within),
+            when.source()
+        ),
+        _ => format!("{} ({predicate})", invariant.statement),
     }
 }
 
@@ -241,6 +257,10 @@ fn regression_plan(finding: &Finding, id: &str, task: &str, start_url: &str) -> 
             predicate: finding.predicate.clone(),
             since,
         });
+        // An obligation's bound is the last step's: its predicate must hold within it.
+        if let Some(within) = finding.within {
+            last.timeout_ms = Some(u64::try_from(within.as_millis()).unwrap_or(u64::MAX));
+        }
     }
     Plan {
         plan_version: PLAN_VERSION.to_owned(),
@@ -319,6 +339,7 @@ mod tests {
             actions: Vec::new(),
             predicate: "count(\"li\") ==\n  before.count(\"li\") + 1".to_owned(),
             since: None,
+            within: None,
             screenshots: Vec::new(),
             attack: "a walk".to_owned(),
             fingerprint: String::new(),

@@ -167,6 +167,7 @@ impl Judged {
                 {
                     Some(word) if !word.violated => {
                         spend.end_proof();
+                        spend.proven.extend(claim.index);
                         self.veto(lab, &claim, proof, word);
                         return true;
                     }
@@ -177,6 +178,7 @@ impl Judged {
         };
         spend.end_proof();
         self.record(lab, spend, &claim, proof, attack, word);
+        spend.proven.extend(claim.index);
         true
     }
 

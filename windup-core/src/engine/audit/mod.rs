@@ -111,6 +111,13 @@ fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+fn some_millis<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => as_millis(d, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// How a walk chooses its next move among those a person could make.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -284,6 +291,14 @@ pub struct Finding {
     /// The predicate the regression test holds, and the action its `before.` refers to.
     pub predicate: String,
     pub since: Option<String>,
+    /// For an obligation, its bound: the regression test's last step must see the predicate
+    /// hold within it.
+    #[serde(
+        rename = "within_ms",
+        serialize_with = "some_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub within: Option<Duration>,
     pub screenshots: Vec<PathBuf>,
     /// Which attack found it.
     pub attack: String,

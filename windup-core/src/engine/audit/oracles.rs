@@ -51,14 +51,16 @@ pub fn generic() -> Vec<Invariant> {
         ),
     ]
     .into_iter()
-    .map(|(id, statement, predicate, when, severity)| Invariant {
-        id: id.to_owned(),
-        statement: statement.to_owned(),
-        surface: Surface::everywhere(),
-        when: when.map(|w| Predicate::parse(w).expect("a generic oracle's guard parses")),
-        predicate: Predicate::parse(predicate).expect("a generic oracle parses"),
-        source: Source::Generic,
-        severity,
+    .map(|(id, statement, predicate, when, severity)| {
+        Invariant::new(
+            id,
+            statement,
+            Surface::everywhere(),
+            when.map(|w| Predicate::parse(w).expect("a generic oracle's guard parses")),
+            Predicate::parse(predicate).expect("a generic oracle parses"),
+            Source::Generic,
+            severity,
+        )
     })
     .collect()
 }
@@ -67,9 +69,9 @@ pub fn generic() -> Vec<Invariant> {
 /// list counted by `selector` on the page where it is checked.
 pub(super) fn one_record(selector: &str, per_submission: i64) -> Invariant {
     let quoted = cel_string(selector);
-    Invariant {
-        id: DUPLICATE_RECORD.to_owned(),
-        statement: format!(
+    Invariant::new(
+        DUPLICATE_RECORD,
+        format!(
             "One submission of a form creates at most what a single submission creates ({} \
              new {}).",
             per_submission,
@@ -79,15 +81,15 @@ pub(super) fn one_record(selector: &str, per_submission: i64) -> Invariant {
                 "records"
             }
         ),
-        surface: Surface::everywhere(),
-        when: None,
-        predicate: Predicate::parse(&format!(
+        Surface::everywhere(),
+        None,
+        Predicate::parse(&format!(
             "count({quoted}) <= before.count({quoted}) + {per_submission}"
         ))
         .expect("the record oracle parses"),
-        source: Source::Generic,
-        severity: Severity::High,
-    }
+        Source::Generic,
+        Severity::High,
+    )
 }
 
 /// A CEL string literal for `text`: single quotes, so that it sits inside double-quoted steps.

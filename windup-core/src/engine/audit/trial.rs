@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::browser::{BrowserError, PageDigest, Session};
 use crate::engine::executor::{ExecOptions, Executor, FailureCause, ValueSource};
-use crate::model::invariant::{Invariant, Observation, Probe, Verdict};
+use crate::model::invariant::{Invariant, Observation, PageEvents, Probe, Verdict};
 use crate::model::plan::Action;
 
 use super::{AuditConfig, AuditWatcher, Budget, StopSignal};
@@ -20,6 +20,9 @@ pub(super) const SETTLE_READY: std::time::Duration = std::time::Duration::from_s
 
 /// How often a page that shows nothing to act on yet is looked at again.
 const READY_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How often a page is looked at while an obligation is owed.
+const WATCH_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Why the start page could not be opened.
 #[derive(Debug, Clone)]
@@ -139,6 +142,9 @@ pub(super) struct Budgeted<'a> {
     pub(super) invalid: BTreeMap<usize, String>,
     /// For each invariant (by index) seen broken: the actions done before, and when.
     pub(super) first_seen: BTreeMap<usize, (usize, std::time::Duration)>,
+    /// Invariants (by index) with a proven violation, or one the model's judge vetoed: no
+    /// longer checked, since one finding is what a rule's regression test needs.
+    pub(super) proven: BTreeSet<usize>,
     /// The states the walks met and the moves they made in each.
     pub(super) visits: super::walk::Visits,
     /// The app's code reached, and the walks' prefixes that reached new code.
@@ -159,6 +165,7 @@ impl<'a> Budgeted<'a> {
             reason: None,
             invalid: BTreeMap::new(),
             first_seen: BTreeMap::new(),
+            proven: BTreeSet::new(),
             visits: super::walk::Visits::default(),
             compass: super::edges::Compass::default(),
         }
@@ -300,6 +307,18 @@ pub(super) struct Run {
     pub(super) extra: Option<Vec<String>>,
     /// The page after opening, then after each action done.
     pub(super) pages: Vec<Observation>,
+    /// Invariants (by index) whose readiness condition has held in this run.
+    pub(super) ready: BTreeSet<usize>,
+    /// What the page did while an obligation was watched, for the next step's checks.
+    pub(super) carried: PageEvents,
+}
+
+/// An obligation a step left: the invariant (by index) whose trigger held and whose predicate
+/// did not yet, and when its time runs out.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Owed {
+    invariant: usize,
+    until: Instant,
 }
 
 impl Lab<'_> {
@@ -349,6 +368,7 @@ impl Lab<'_> {
                 run.failed = Some(why);
                 break;
             }
+            let acted = Instant::now();
             run.done += 1;
             let page = match self.settled(&probes).await {
                 Ok(page) => page,
@@ -357,7 +377,9 @@ impl Lab<'_> {
                     break;
                 }
             };
-            self.check(&mut run, actions, index, &page, spend);
+            let page = self
+                .judge_step(&mut run, actions, index, page, acted, &probes, spend)
+                .await;
             if let Some(extra) = extra {
                 if action.id == extra.since {
                     since = Some(page.clone());
@@ -496,45 +518,191 @@ impl Lab<'_> {
             .map_err(|failure| failure.cause.to_string())
     }
 
-    /// Checks every invariant after action `index`, the page before it and the action.
-    pub(super) fn check(
+    /// Checks every invariant after action `index` (done at `acted`) on the page it left, then
+    /// watches the page while an obligation is owed; the page the step leaves, as last seen.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn judge_step(
+        &self,
+        run: &mut Run,
+        actions: &[Action],
+        index: usize,
+        mut page: Observation,
+        acted: Instant,
+        probes: &BTreeSet<Probe>,
+        spend: &mut Budgeted<'_>,
+    ) -> Observation {
+        page.events.absorb(std::mem::take(&mut run.carried));
+        let owed = self.check(run, actions, index, &page, acted, spend);
+        if owed.is_empty() {
+            return page;
+        }
+        self.keep_watch(run, actions, index, page, owed, probes, spend)
+            .await
+    }
+
+    /// Checks every invariant after action `index`, the page before it and the action; the
+    /// obligations it leaves owed.
+    fn check(
         &self,
         run: &mut Run,
         actions: &[Action],
         index: usize,
         page: &Observation,
+        acted: Instant,
         spend: &mut Budgeted<'_>,
-    ) {
+    ) -> Vec<Owed> {
         let before = run.pages.last();
         let facts = crate::model::plan::action_facts(actions, index);
+        if may_load_a_document(&actions[index], before, page) {
+            // The app may start again: readiness is waited for again.
+            run.ready.clear();
+        }
+        let mut owed = Vec::new();
         for (n, invariant) in self.invariants.iter().enumerate() {
-            if run.violations.iter().any(|v| v.invariant == n) {
+            if spend.proven.contains(&n) || run.violations.iter().any(|v| v.invariant == n) {
                 continue;
             }
-            match invariant.check(page, None, before, Some(&facts)) {
-                Verdict::Violated { seen } => {
-                    let now = (spend.actions, spend.elapsed());
-                    spend.first_seen.entry(n).or_insert(now);
-                    run.violations.push(Violation {
-                        invariant: n,
-                        at: index,
-                        seen,
-                    });
+            if !run.ready.contains(&n) {
+                let mut ready = invariant.ready(page, before, Some(&facts));
+                if index == 0
+                    && ready == Ok(false)
+                    && let Some(start) = before
+                {
+                    // The start page, which no step left.
+                    ready = invariant.ready(start, None, None);
                 }
-                Verdict::Broken { error } => {
-                    if let std::collections::btree_map::Entry::Vacant(slot) = spend.invalid.entry(n)
-                    {
-                        let status = super::InvariantStatus::Invalid {
-                            error: error.clone(),
-                        };
-                        self.watcher.invariant(invariant, &status);
-                        slot.insert(error);
+                match ready {
+                    Ok(true) => {
+                        run.ready.insert(n);
+                    }
+                    Ok(false) => continue,
+                    Err(error) => {
+                        self.invalid(n, error, spend);
+                        continue;
                     }
                 }
+            }
+            let verdict = match invariant.within {
+                Some(within) => match invariant.applies(page, None, before, Some(&facts)) {
+                    Err(verdict) => verdict,
+                    Ok(()) => match invariant.predicate.check(page, before, Some(&facts)) {
+                        verdict @ (Verdict::Holds | Verdict::Broken { .. }) => verdict,
+                        _ => {
+                            owed.push(Owed {
+                                invariant: n,
+                                until: acted + within,
+                            });
+                            continue;
+                        }
+                    },
+                },
+                None => invariant.check(page, None, before, Some(&facts)),
+            };
+            match verdict {
+                Verdict::Violated { seen } => {
+                    seen_broken(&mut run.violations, spend, n, index, seen);
+                }
+                Verdict::Broken { error } => self.invalid(n, error, spend),
                 Verdict::Holds | Verdict::NotApplicable { .. } => {}
             }
         }
+        owed
     }
+
+    /// Looks at the page while obligations are owed: each is met by a look on which its
+    /// predicate holds before its time runs out, and broken by a look at or past that time on
+    /// which it still does not. One whose time ran out before the first look is not judged: what
+    /// the page showed meanwhile is unknown. The events the looks heard go to the next step.
+    #[allow(clippy::too_many_arguments)]
+    async fn keep_watch(
+        &self,
+        run: &mut Run,
+        actions: &[Action],
+        index: usize,
+        settled: Observation,
+        mut owed: Vec<Owed>,
+        probes: &BTreeSet<Probe>,
+        spend: &mut Budgeted<'_>,
+    ) -> Observation {
+        let facts = crate::model::plan::action_facts(actions, index);
+        owed.retain(|o| Instant::now() < o.until);
+        let mut page = settled.clone();
+        while !owed.is_empty() {
+            let soonest = owed
+                .iter()
+                .map(|o| o.until)
+                .min()
+                .unwrap_or_else(Instant::now);
+            tokio::time::sleep(WATCH_POLL.min(soonest.saturating_duration_since(Instant::now())))
+                .await;
+            let Ok(mut look) = self.session.observe(probes).await else {
+                continue;
+            };
+            run.carried.absorb(std::mem::take(&mut look.events));
+            page = look;
+            let now = Instant::now();
+            let before = run.pages.last();
+            owed.retain(|o| {
+                let invariant = &self.invariants[o.invariant];
+                let seen = match invariant.predicate.check(&page, before, Some(&facts)) {
+                    Verdict::Holds => return false,
+                    _ if now < o.until => return true,
+                    Verdict::Violated { seen } => seen,
+                    Verdict::NotApplicable { why } => vec![format!("it does not apply: {why}")],
+                    Verdict::Broken { error } => vec![format!("it cannot be evaluated: {error}")],
+                };
+                let within = invariant.within.unwrap_or_default();
+                let mut said = vec![format!(
+                    "it did not hold within {} of the step",
+                    humantime::format_duration(within)
+                )];
+                said.extend(seen);
+                seen_broken(&mut run.violations, spend, o.invariant, index, said);
+                false
+            });
+        }
+        page.events = settled.events;
+        page
+    }
+
+    /// An invariant found not to evaluate on this app, told once.
+    fn invalid(&self, n: usize, error: String, spend: &mut Budgeted<'_>) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = spend.invalid.entry(n) {
+            let status = super::InvariantStatus::Invalid {
+                error: error.clone(),
+            };
+            self.watcher.invariant(&self.invariants[n], &status);
+            slot.insert(error);
+        }
+    }
+}
+
+/// Whether a step may have loaded a new document, where an app starts again: a reload, a go-to,
+/// back, forward, or a move to another path.
+fn may_load_a_document(action: &Action, before: Option<&Observation>, page: &Observation) -> bool {
+    use crate::model::plan::ActionKind;
+    let path = |url: &str| url::Url::parse(url).map(|u| u.path().to_owned()).ok();
+    matches!(
+        action.kind,
+        ActionKind::Reload | ActionKind::Goto | ActionKind::Back | ActionKind::Forward
+    ) || before.is_some_and(|before| path(&before.url) != path(&page.url))
+}
+
+/// A violation of invariant `n` after action `index`, with when it was first seen.
+fn seen_broken(
+    violations: &mut Vec<Violation>,
+    spend: &mut Budgeted<'_>,
+    n: usize,
+    index: usize,
+    seen: Vec<String>,
+) {
+    let now = (spend.actions, spend.elapsed());
+    spend.first_seen.entry(n).or_insert(now);
+    violations.push(Violation {
+        invariant: n,
+        at: index,
+        seen,
+    });
 }
 
 #[cfg(test)]

@@ -79,9 +79,30 @@ struct RawInvariant {
     surface: Option<serde_yaml::Value>,
     #[serde(default)]
     when: Option<String>,
-    predicate: String,
+    #[serde(default)]
+    predicate: Option<String>,
     #[serde(default)]
     severity: Option<Severity>,
+    /// An obligation's bound, as `2s` or `1500ms`.
+    #[serde(default)]
+    within: Option<String>,
+    #[serde(default)]
+    until: Option<String>,
+    #[serde(default)]
+    transitions: Option<Vec<String>>,
+}
+
+/// The longest an obligation may wait: a walk stands still while it does.
+pub const MAX_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How many items before the current one wrote each optional key: the n-th `when:` written
+/// belongs to the n-th item that has one.
+#[derive(Default)]
+struct Written {
+    when: usize,
+    until: usize,
+    within: usize,
+    transitions: usize,
 }
 
 /// The `.yaml`/`.yml` files under `dir`, sorted; none when it does not exist.
@@ -216,37 +237,9 @@ pub fn parse_with_inputs(
         )
     })?;
     let mut invariants = Vec::with_capacity(raw.invariants.len());
-    // `when` is optional: the n-th one written belongs to the n-th item that has one.
-    let mut whens = 0;
+    let mut written = Written::default();
     for (index, item) in raw.invariants.into_iter().enumerate() {
-        let id_line = nth_key_line(text, "id", index).unwrap_or((0, 0)).0;
-        if !is_id(&item.id) {
-            return Err(error(
-                id_line,
-                0,
-                format!("`{}` is not an invariant id", item.id),
-                "use letters, digits, `-`, `_` and `.`, starting with a letter or digit",
-            ));
-        }
-        let surface = surface(item.surface)
-            .map_err(|message| error(id_line, 0, message, "write a glob such as /cart or /**"))?;
-        let predicate = parse_predicate(text, "predicate", index, &item.predicate, path)?;
-        let when = match &item.when {
-            Some(when) => {
-                whens += 1;
-                Some(parse_predicate(text, "when", whens - 1, when, path)?)
-            }
-            None => None,
-        };
-        invariants.push(Invariant {
-            id: item.id,
-            statement: item.statement,
-            surface,
-            when,
-            predicate,
-            source: Source::User,
-            severity: item.severity.unwrap_or_default(),
-        });
+        invariants.push(invariant(text, path, index, item, &mut written)?);
     }
     let inputs = raw
         .inputs
@@ -257,6 +250,210 @@ pub fn parse_with_inputs(
         })
         .collect();
     Ok((invariants, inputs))
+}
+
+/// The `index`-th item of the file, checked.
+fn invariant(
+    text: &str,
+    path: &Path,
+    index: usize,
+    item: RawInvariant,
+    written: &mut Written,
+) -> Result<Invariant, InvariantError> {
+    let error = |line, column, message: String, hint: &str| InvariantError {
+        path: path.to_owned(),
+        line,
+        column,
+        message,
+        hint: hint.to_owned(),
+    };
+    let id_line = nth_key_line(text, "id", index).unwrap_or((0, 0)).0;
+    if !is_id(&item.id) {
+        return Err(error(
+            id_line,
+            0,
+            format!("`{}` is not an invariant id", item.id),
+            "use letters, digits, `-`, `_` and `.`, starting with a letter or digit",
+        ));
+    }
+    let surface = surface(item.surface.clone())
+        .map_err(|message| error(id_line, 0, message, "write a glob such as /cart or /**"))?;
+    let when = optional(text, "when", &mut written.when, item.when.as_deref(), path)?;
+    let until = optional(
+        text,
+        "until",
+        &mut written.until,
+        item.until.as_deref(),
+        path,
+    )?;
+    let (predicate, transitions) =
+        rule(text, path, index, &item, written).map_err(|e| e.or_line(id_line))?;
+    let within = match &item.within {
+        Some(within) => {
+            let line = nth_key_line(text, "within", nth(&mut written.within)).unwrap_or((0, 0));
+            Some(
+                obligation(within, when.is_some(), transitions.is_empty()).map_err(
+                    |(message, hint)| error(line.0, line.1, format!("within: {message}"), hint),
+                )?,
+            )
+        }
+        None => None,
+    };
+    let mut invariant = Invariant::new(
+        item.id,
+        item.statement,
+        surface,
+        when,
+        predicate,
+        Source::User,
+        item.severity.unwrap_or_default(),
+    );
+    invariant.within = within;
+    invariant.until = until;
+    invariant.transitions = transitions;
+    Ok(invariant)
+}
+
+/// The next of a count: the n-th optional key written belongs to the n-th item that has one.
+fn nth(count: &mut usize) -> usize {
+    *count += 1;
+    *count - 1
+}
+
+/// An optional predicate under `key`, the `count`-th of its kind in the file.
+fn optional(
+    text: &str,
+    key: &str,
+    count: &mut usize,
+    source: Option<&str>,
+    path: &Path,
+) -> Result<Option<Predicate>, InvariantError> {
+    source
+        .map(|source| parse_predicate(text, key, nth(count), source, path))
+        .transpose()
+}
+
+/// What the rule says: one predicate, or a transition relation and its disjunction.
+fn rule(
+    text: &str,
+    path: &Path,
+    index: usize,
+    item: &RawInvariant,
+    written: &mut Written,
+) -> Result<(Predicate, Vec<Predicate>), InvariantError> {
+    match (&item.predicate, &item.transitions) {
+        (Some(predicate), None) => Ok((
+            parse_predicate(
+                text,
+                "predicate",
+                index - written.transitions,
+                predicate,
+                path,
+            )?,
+            Vec::new(),
+        )),
+        (None, Some(transitions)) => {
+            relation(text, path, nth(&mut written.transitions), transitions)
+        }
+        (Some(_), Some(_)) | (None, None) => Err(InvariantError {
+            path: path.to_owned(),
+            line: 0,
+            column: 0,
+            message: format!("`{}` needs one of `predicate` or `transitions`", item.id),
+            hint: "a rule is one predicate, or a list of allowed transitions every step must \
+                   satisfy"
+                .to_owned(),
+        }),
+    }
+}
+
+/// An obligation's bound, read: a time of at most [`MAX_WITHIN`], on a rule with a trigger.
+fn obligation(
+    within: &str,
+    triggered: bool,
+    one_predicate: bool,
+) -> Result<std::time::Duration, (String, &'static str)> {
+    let bound = humantime::parse_duration(within.trim()).map_err(|err| {
+        (
+            format!("`{within}` is not a time: {err}"),
+            "write a time such as 2s or 1500ms",
+        )
+    })?;
+    if bound.is_zero() || bound > MAX_WITHIN {
+        return Err((
+            format!(
+                "`{within}` is not between 1 ms and {} s",
+                MAX_WITHIN.as_secs()
+            ),
+            "an obligation waits a short, bounded time: a walk stands still while it does",
+        ));
+    }
+    if !triggered {
+        return Err((
+            "an obligation needs `when:`, the trigger that starts its clock".to_owned(),
+            "write when: with the step that starts it, such as action.kind == \"click\"",
+        ));
+    }
+    if !one_predicate {
+        return Err((
+            "a transition relation cannot be an obligation".to_owned(),
+            "write the obligation as its own rule with one predicate",
+        ));
+    }
+    Ok(bound)
+}
+
+/// A transition relation: each allowed transition parsed, and their disjunction, which is the
+/// rule's predicate (what a regression test holds).
+fn relation(
+    text: &str,
+    path: &Path,
+    nth: usize,
+    transitions: &[String],
+) -> Result<(Predicate, Vec<Predicate>), InvariantError> {
+    let key = nth_key_line(text, "transitions", nth).unwrap_or((0, 0)).0;
+    if transitions.is_empty() {
+        return Err(InvariantError {
+            path: path.to_owned(),
+            line: key,
+            column: 0,
+            message: "transitions: the list is empty".to_owned(),
+            hint: "list the transitions a step may make, one predicate each".to_owned(),
+        });
+    }
+    let mut parsed = Vec::with_capacity(transitions.len());
+    for (n, transition) in transitions.iter().enumerate() {
+        let at = list_item_line(text, key, n);
+        parsed.push(parse_located(transition, at, "transitions", path)?);
+    }
+    let either = transitions
+        .iter()
+        .map(|t| format!("({})", t.trim()))
+        .collect::<Vec<_>>()
+        .join(" || ");
+    let either = parse_located(&either, Some((key, 0)), "transitions", path)?;
+    Ok((either, parsed))
+}
+
+/// The line of the `item`-th entry of the list under the key on line `key` (1-based), and the
+/// column its value starts at.
+fn list_item_line(text: &str, key: usize, item: usize) -> Option<(usize, usize)> {
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let key_indent = indent(text.lines().nth(key.checked_sub(1)?)?);
+    text.lines()
+        .enumerate()
+        .skip(key)
+        .take_while(|(_, line)| line.trim().is_empty() || indent(line) > key_indent)
+        .filter(|(_, line)| line.trim_start().starts_with("- "))
+        .nth(item)
+        .map(|(n, line)| {
+            let value = line.trim_start()[2..].trim_start();
+            let quoted = usize::from(value.starts_with(['"', '\'']));
+            (
+                n + 1,
+                line.chars().count() - value.chars().count() + 1 + quoted,
+            )
+        })
 }
 
 fn surface(spec: Option<serde_yaml::Value>) -> Result<Surface, String> {
@@ -274,17 +471,27 @@ fn parse_predicate(
     source: &str,
     path: &Path,
 ) -> Result<Predicate, InvariantError> {
+    parse_located(source, nth_key_line(text, key, index), key, path)
+}
+
+/// Parses a predicate whose value starts at `at` (line, column) in the file.
+fn parse_located(
+    source: &str,
+    at: Option<(usize, usize)>,
+    key: &str,
+    path: &Path,
+) -> Result<Predicate, InvariantError> {
     Predicate::parse(source).map_err(
         |PredicateError {
              column,
              message,
              hint,
          }| {
-            let (line, value_column) = nth_key_line(text, key, index).unwrap_or((0, 0));
+            let (line, value_column) = at.unwrap_or((0, 0));
             InvariantError {
                 path: path.to_owned(),
                 line,
-                column: if line > 0 && column > 0 {
+                column: if line > 0 && column > 0 && value_column > 0 {
                     value_column + column - 1
                 } else {
                     0
@@ -294,6 +501,16 @@ fn parse_predicate(
             }
         },
     )
+}
+
+impl InvariantError {
+    /// The error placed on `line` when it knows no line of its own.
+    fn or_line(mut self, line: usize) -> Self {
+        if self.line == 0 {
+            self.line = line;
+        }
+        self
+    }
 }
 
 /// The line of the `index`-th `key:` of the file's items, and the column its value starts at

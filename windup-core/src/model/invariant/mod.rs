@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use amount::{Number, is_negative_money, parse_money, parse_number};
 pub use file::{
-    Inputs, InvariantError, discover, load, load_dir, load_dir_with_inputs, parse,
+    Inputs, InvariantError, MAX_WITHIN, discover, load, load_dir, load_dir_with_inputs, parse,
     parse_with_inputs,
 };
 pub use nesting::MAX_NESTING;
@@ -162,33 +162,103 @@ impl From<Surface> for SurfaceSpec {
 }
 
 /// Something that must never happen, checked in the browser.
+///
+/// Beside a rule of one page or one step, three bounded forms reach across time, each still
+/// data: an obligation (`within`: after a step where `when` holds, `predicate` must hold within
+/// that time), a readiness condition (`until`: nothing is checked in a run before it has held),
+/// and a transition relation (`transitions`: every step must satisfy one of them; `predicate`
+/// is then their disjunction).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Invariant {
     pub id: String,
     /// The rule in words, as a person states it.
     pub statement: String,
     pub surface: Surface,
-    /// A guard: the invariant is checked only where this holds.
+    /// A guard: the invariant is checked only where this holds. With `within`, the trigger
+    /// that starts the obligation's clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<Predicate>,
     pub predicate: Predicate,
     pub source: Source,
     #[serde(default)]
     pub severity: Severity,
+    /// An obligation's bound: once `when` holds after an action, `predicate` must hold on the
+    /// page before this much time has passed since the action.
+    #[serde(
+        default,
+        rename = "within_ms",
+        with = "millis",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub within: Option<std::time::Duration>,
+    /// Readiness: in each run, nothing is checked until this has held on one of its pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Predicate>,
+    /// The allowed transitions, when the rule is a transition relation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transitions: Vec<Predicate>,
+}
+
+/// An optional duration as whole milliseconds.
+mod millis {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub(super) fn serialize<S: Serializer>(
+        value: &Option<Duration>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(d) => s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_millis))
+    }
 }
 
 impl Invariant {
+    /// A rule of one page or one step: `predicate` wherever `when` holds on `surface`.
+    pub fn new(
+        id: impl Into<String>,
+        statement: impl Into<String>,
+        surface: Surface,
+        when: Option<Predicate>,
+        predicate: Predicate,
+        source: Source,
+        severity: Severity,
+    ) -> Invariant {
+        Invariant {
+            id: id.into(),
+            statement: statement.into(),
+            surface,
+            when,
+            predicate,
+            source,
+            severity,
+            within: None,
+            until: None,
+            transitions: Vec::new(),
+        }
+    }
+
     /// Whether it compares the page before and after an action (or reads the action), rather
     /// than the state alone.
     pub fn is_transition(&self) -> bool {
-        self.predicate.is_transition() || self.when.as_ref().is_some_and(Predicate::is_transition)
+        self.predicate.is_transition()
+            || self.when.as_ref().is_some_and(Predicate::is_transition)
+            || self.until.as_ref().is_some_and(Predicate::is_transition)
     }
 
-    /// Everything the page must be asked for to check it, guard included.
+    /// Everything the page must be asked for to check it, guard and readiness included.
     pub fn probes(&self) -> std::collections::BTreeSet<Probe> {
         let mut probes = self.predicate.probes();
-        if let Some(when) = &self.when {
-            probes.extend(when.probes());
+        for other in self.when.iter().chain(&self.until) {
+            probes.extend(other.probes());
         }
         probes
     }
@@ -201,26 +271,89 @@ impl Invariant {
         before: Option<&Observation>,
         action: Option<&ActionFacts>,
     ) -> Verdict {
+        if let Err(verdict) = self.applies(now, signature, before, action) {
+            return verdict;
+        }
+        match self.predicate.check(now, before, action) {
+            Verdict::Violated { seen } if !self.transitions.is_empty() => Verdict::Violated {
+                seen: self.unexplained(now, before, action, seen),
+            },
+            verdict => verdict,
+        }
+    }
+
+    /// Whether the rule speaks on this page: on its surface, and its guard (an obligation's
+    /// trigger) true; else the verdict that says why not.
+    pub fn applies(
+        &self,
+        now: &Observation,
+        signature: Option<&str>,
+        before: Option<&Observation>,
+        action: Option<&ActionFacts>,
+    ) -> Result<(), Verdict> {
         if !self.surface.covers(&now.url, signature) {
-            return Verdict::NotApplicable {
+            return Err(Verdict::NotApplicable {
                 why: format!(
                     "{} is not on its surface {}",
                     now.location(),
                     self.surface.url
                 ),
-            };
+            });
         }
         if let Some(when) = &self.when {
             match when.check(now, before, action) {
                 Verdict::Holds => {}
                 Verdict::Violated { .. } => {
-                    return Verdict::NotApplicable {
+                    return Err(Verdict::NotApplicable {
                         why: format!("its guard `{}` is false here", when.source()),
-                    };
+                    });
                 }
-                other => return other,
+                other => return Err(other),
             }
         }
-        self.predicate.check(now, before, action)
+        Ok(())
+    }
+
+    /// Whether its readiness condition holds on this page (always, without one); a condition
+    /// that cannot be evaluated is the invariant's error.
+    pub fn ready(
+        &self,
+        now: &Observation,
+        before: Option<&Observation>,
+        action: Option<&ActionFacts>,
+    ) -> Result<bool, String> {
+        match self
+            .until
+            .as_ref()
+            .map(|until| until.check(now, before, action))
+        {
+            None | Some(Verdict::Holds) => Ok(true),
+            Some(Verdict::Broken { error }) => Err(format!("until: {error}")),
+            Some(_) => Ok(false),
+        }
+    }
+
+    /// What a step no allowed transition explains showed: each transition and what it said,
+    /// then every value read.
+    fn unexplained(
+        &self,
+        now: &Observation,
+        before: Option<&Observation>,
+        action: Option<&ActionFacts>,
+        seen: Vec<String>,
+    ) -> Vec<String> {
+        let said = self.transitions.iter().enumerate().map(|(n, transition)| {
+            let verdict = match transition.check(now, before, action) {
+                Verdict::Holds => "holds".to_owned(),
+                Verdict::Violated { .. } => "false".to_owned(),
+                Verdict::NotApplicable { why } => format!("does not apply ({why})"),
+                Verdict::Broken { error } => format!("cannot be evaluated ({error})"),
+            };
+            format!("transition {} `{}` {verdict}", n + 1, transition.source())
+        });
+        let mut out = vec!["no allowed transition explains this step".to_owned()];
+        out.extend(said);
+        out.extend(seen);
+        out
     }
 }

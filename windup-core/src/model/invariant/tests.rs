@@ -505,3 +505,146 @@ fn a_checkbox_reads_as_a_bool_and_its_text_as_text() {
         "a bool is no string"
     );
 }
+
+const DESK: &str = r##"invariants:
+  - id: saving-confirms
+    statement: Saving shows a confirmation within 2 s
+    when: action.kind == "click"
+    within: 2s
+    predicate: text("#saved") == "Saved"
+  - id: pager
+    statement: A step keeps the page or moves it by one
+    transitions:
+      - number(".page") == before.number(".page")
+      - number(".page") == before.number(".page") + 1
+  - id: counter
+    statement: Once signed in, the counter counts
+    until: visible(".signed-in")
+    predicate: number(".count") == count(".unread")
+"##;
+
+#[test]
+fn rules_across_time_are_read_from_a_file_and_round_trip() {
+    let rules = parse(DESK, Path::new("desk.yaml")).expect("parses");
+    assert_eq!(rules[0].within, Some(std::time::Duration::from_secs(2)));
+    assert_eq!(
+        rules[0].when.as_ref().map(Predicate::source),
+        Some(r#"action.kind == "click""#)
+    );
+    assert_eq!(rules[1].transitions.len(), 2);
+    assert_eq!(
+        rules[1].predicate.source(),
+        r#"(number(".page") == before.number(".page")) || (number(".page") == before.number(".page") + 1)"#
+    );
+    assert!(rules[1].is_transition());
+    assert_eq!(
+        rules[2].until.as_ref().map(Predicate::source),
+        Some(r#"visible(".signed-in")"#)
+    );
+    assert!(rules[2].probes().iter().any(|p| p.selector == ".signed-in"));
+    let json = serde_json::to_string(&rules).expect("serializes");
+    assert!(json.contains(r#""within_ms":2000"#), "{json}");
+    let back: Vec<Invariant> = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, rules);
+}
+
+#[test]
+fn a_step_no_allowed_transition_explains_says_what_each_said() {
+    let rules = parse(DESK, Path::new("desk.yaml")).expect("parses");
+    let pager = &rules[1];
+    let on = |n: &str| page("http://desk.test/", &[(".page", Field::Text, &[n])]);
+    assert_eq!(
+        pager.check(&on("3"), None, Some(&on("2")), None),
+        Verdict::Holds
+    );
+    assert_eq!(
+        pager.check(&on("2"), None, Some(&on("2")), None),
+        Verdict::Holds
+    );
+    match pager.check(&on("4"), None, Some(&on("2")), None) {
+        Verdict::Violated { seen } => {
+            assert_eq!(seen[0], "no allowed transition explains this step");
+            assert_eq!(
+                seen[1],
+                r#"transition 1 `number(".page") == before.number(".page")` false"#
+            );
+            assert!(
+                seen.contains(&r#"number(".page") = 4"#.to_owned()),
+                "{seen:?}"
+            );
+            assert!(
+                seen.contains(&r#"before.number(".page") = 2"#.to_owned()),
+                "{seen:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // Where the page shows no page number, no transition can be read: nothing is said.
+    let elsewhere = page("http://desk.test/about", &[]);
+    assert!(matches!(
+        pager.check(&elsewhere, None, Some(&on("2")), None),
+        Verdict::NotApplicable { .. }
+    ));
+}
+
+#[test]
+fn readiness_holds_once_its_condition_does() {
+    let rules = parse(DESK, Path::new("desk.yaml")).expect("parses");
+    let counter = &rules[2];
+    let landing = page("http://desk.test/", &[]);
+    let signed_in = page(
+        "http://desk.test/",
+        &[(".signed-in", Field::Text, &["Inbox"])],
+    );
+    assert_eq!(counter.ready(&landing, None, None), Ok(false));
+    assert_eq!(counter.ready(&signed_in, None, None), Ok(true));
+    assert_eq!(
+        rules[0].ready(&landing, None, None),
+        Ok(true),
+        "no condition: always ready"
+    );
+}
+
+#[test]
+fn rules_across_time_that_cannot_be_used_are_located_errors() {
+    let cases: [(&str, usize, &str); 6] = [
+        (
+            "invariants:\n  - id: a\n    statement: A\n    within: 2s\n    predicate: 'true'\n",
+            4,
+            "within: an obligation needs `when:`",
+        ),
+        (
+            "invariants:\n  - id: a\n    statement: A\n    when: 'true'\n    within: soon\n    predicate: 'true'\n",
+            5,
+            "within: `soon` is not a time",
+        ),
+        (
+            "invariants:\n  - id: a\n    statement: A\n    when: 'true'\n    within: 2h\n    predicate: 'true'\n",
+            5,
+            "within: `2h` is not between 1 ms and 60 s",
+        ),
+        (
+            "invariants:\n  - id: a\n    statement: A\n",
+            2,
+            "`a` needs one of `predicate` or `transitions`",
+        ),
+        (
+            "invariants:\n  - id: a\n    statement: A\n    transitions:\n      - 'true'\n      - count('.a') == nope\n",
+            6,
+            "transitions: `nope` is not something",
+        ),
+        (
+            "invariants:\n  - id: a\n    statement: A\n    until: nope\n    predicate: 'true'\n",
+            4,
+            "until: `nope` is not something",
+        ),
+    ];
+    for (text, line, message) in cases {
+        let err = parse(text, Path::new("x.yaml")).expect_err(text);
+        assert_eq!(err.line, line, "{err}");
+        assert!(err.message.starts_with(message), "{err}");
+    }
+    let text = "invariants:\n  - id: a\n    statement: A\n    transitions:\n      - 'true'\n      - count('.a') == nope\n";
+    let err = parse(text, Path::new("x.yaml")).expect_err("unknown name");
+    assert_eq!((err.line, err.column), (6, 24), "{err}");
+}

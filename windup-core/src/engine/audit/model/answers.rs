@@ -176,15 +176,15 @@ fn read_rule(
             "rule {id:?}: the predicate reads nothing from the page; read the values the rule is about with text(), money(), count(), …"
         ));
     }
-    Ok(Invariant {
+    Ok(Invariant::new(
         id,
-        statement: rule.statement.trim().to_owned(),
+        rule.statement.trim(),
         surface,
-        when: None,
+        None,
         predicate,
-        source: Source::Model,
-        severity: rule.severity,
-    })
+        Source::Model,
+        rule.severity,
+    ))
 }
 
 /// A model's attack: the actions to run from the page it was shown, and what it watches.

@@ -193,9 +193,14 @@ fn step(
         .unwrap_or_default();
     for (source, parsed, probes, before) in holds {
         let js = cel::translate(&parsed).map_err(Failure::Predicate)?;
+        // An obligation is a bounded poll: the step's own time, not the default.
+        let bound = action
+            .timeout_ms
+            .map(|ms| format!(", {ms}"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  await holds(page, {}, {probes}, {before}, {facts},\n    (now, before, action) => {js});",
+            "  await holds(page, {}, {probes}, {before}, {facts},\n    (now, before, action) => {js}{bound});",
             json(&source)
         );
     }

@@ -82,8 +82,9 @@ async function holds(
   before: Reader | null,
   action: Facts,
   predicate: (now: Reader, before: Reader, action: Facts) => unknown,
+  timeoutMs: number = TIMEOUT_MS,
 ): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   const events = noEvents();
   let quiet = 0;
   let why = '';

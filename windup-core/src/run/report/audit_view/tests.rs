@@ -28,6 +28,7 @@ fn finding() -> Finding {
         actions: Vec::new(),
         predicate: "money(\"#discount\") <= money(\"#subtotal\") / 10".to_owned(),
         since: None,
+        within: None,
         screenshots: Vec::new(),
         attack: "double-submit".to_owned(),
         fingerprint: "f00d".to_owned(),
@@ -70,12 +71,12 @@ fn script() -> Vec<RunEvent> {
         },
         RunEvent::Invariant {
             run_id: run_id(),
-            invariant: invariant.clone(),
+            invariant: Box::new(invariant.clone()),
             status: InvariantStatus::Unbroken,
         },
         RunEvent::Invariant {
             run_id: run_id(),
-            invariant,
+            invariant: Box::new(invariant),
             status: InvariantStatus::Invalid {
                 error: "no such function `moneys`".to_owned(),
             },
