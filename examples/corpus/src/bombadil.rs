@@ -19,7 +19,8 @@ use crate::{App, serve};
 
 /// Where the pinned package is installed.
 pub fn project() -> PathBuf {
-    crate::root().join("../../tools/bombadil")
+    let dir = crate::root().join("../../tools/bombadil");
+    dir.canonicalize().unwrap_or(dir)
 }
 
 /// The copy of the lockfile `npm ci` left, as `cargo xtask` marks its own npm projects: equal
@@ -40,6 +41,8 @@ pub fn install() -> Result<PathBuf, String> {
         let status = std::process::Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund"])
             .current_dir(&dir)
+            // The bench's standard output is its table.
+            .stdout(std::io::stderr())
             .status()
             .map_err(|e| format!("cannot run npm (is Node.js installed?): {e}"))?;
         if !status.success() {
@@ -160,7 +163,13 @@ pub async fn trial(command: &Path, app: &App, bugs_on: bool, plan: Plan, root: &
             trial.broken = outcome.broken;
             trial.actions = outcome.actions;
             trial.states = outcome.states;
-            trial.error = ended.err();
+            trial.error = match ended {
+                Ok(VIOLATED) if trial.broken.is_empty() => {
+                    Some("it exited with 2 (a violation) but its trace names none".to_owned())
+                }
+                Ok(_) => None,
+                Err(err) => Some(err),
+            };
         }
         Err(err) => {
             let why = ended.err().unwrap_or_else(|| "it ended".to_owned());
@@ -170,16 +179,19 @@ pub async fn trial(command: &Path, app: &App, bugs_on: bool, plan: Plan, root: &
     trial
 }
 
-/// Runs Bombadil on `url` until its time limit, and says why not when it ended otherwise than
-/// by the limit or a violation. A run that outlives the limit by a minute is killed, with the
-/// browser it started (its own process group).
+/// Bombadil's exit code when it found a property violated (0 is the time limit reached).
+const VIOLATED: i32 = 2;
+
+/// Runs Bombadil on `url` until its time limit and gives its exit code, or says why it ended
+/// otherwise than by the limit or a violation. A run that outlives the limit by a minute is
+/// killed, with the browser it started (its own process group).
 async fn run(
     command: &Path,
     url: &str,
     spec: &Path,
     time: Duration,
     out: &Path,
-) -> Result<(), String> {
+) -> Result<i32, String> {
     let _ = std::fs::create_dir_all(out);
     let log = |name: &str| {
         std::fs::File::create(out.join(name))
@@ -219,7 +231,7 @@ async fn run(
         }
     };
     match status.code() {
-        Some(0 | 2) => Ok(()),
+        Some(code @ (0 | VIOLATED)) => Ok(code),
         _ => Err(format!("it exited with {status}: {}", last_error(out))),
     }
 }
