@@ -14,12 +14,23 @@ use windup_core::run::events::RunEvent;
 
 use crate::{App, serve};
 
+/// The tool a trial ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tool {
+    /// Windup's audit.
+    Windup,
+    /// Bombadil, with the app's `bombadil/spec.ts` ([`crate::bombadil`]).
+    Bombadil,
+}
+
 /// One audit of one app.
 #[derive(Debug, Clone)]
 pub struct Trial {
     pub app: String,
     pub seed: u64,
     pub bugs_on: bool,
+    pub tool: Tool,
+    /// The audit's strategy (Windup's trials only).
     pub strategy: Strategy,
     /// The invariants found broken, each with when it was first seen.
     pub broken: BTreeMap<String, Duration>,
@@ -110,6 +121,27 @@ pub fn move_kind(action: &windup_core::model::plan::Action) -> String {
 }
 
 impl Trial {
+    /// A trial of `tool` on `app` that has not run yet.
+    pub fn new(app: &App, bugs_on: bool, plan: Plan, tool: Tool) -> Trial {
+        Trial {
+            app: app.name.clone(),
+            seed: plan.seed,
+            bugs_on,
+            tool,
+            strategy: plan.strategy,
+            broken: BTreeMap::new(),
+            actions: 0,
+            runtime: Duration::ZERO,
+            states: 0,
+            edges: 0,
+            moves: 0,
+            stopped_by: String::new(),
+            error: None,
+            steps: Vec::new(),
+            kinds_by_invariant: BTreeMap::new(),
+        }
+    }
+
     /// The kinds of move all the findings' regression tests make.
     pub fn kinds(&self) -> BTreeSet<&str> {
         self.kinds_by_invariant
@@ -144,22 +176,7 @@ pub struct Plan {
 /// missing; its store and tests go there).
 pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path) -> Trial {
     let bugs = if bugs_on { app.all_bugs() } else { Vec::new() };
-    let mut trial = Trial {
-        app: app.name.clone(),
-        seed: plan.seed,
-        bugs_on,
-        strategy: plan.strategy,
-        broken: BTreeMap::new(),
-        actions: 0,
-        runtime: Duration::ZERO,
-        states: 0,
-        edges: 0,
-        moves: 0,
-        stopped_by: String::new(),
-        error: None,
-        steps: Vec::new(),
-        kinds_by_invariant: BTreeMap::new(),
-    };
+    let mut trial = Trial::new(app, bugs_on, plan, Tool::Windup);
     let site = match serve(app, &bugs).await {
         Ok(site) => site,
         Err(err) => {
@@ -253,7 +270,14 @@ pub fn median(mut times: Vec<Duration>) -> Option<Duration> {
 
 /// The table of a set of trials: per app, per bug the runs that found it and the median time to
 /// its first sight; the false positives of the correct builds; actions per second and states.
+/// Windup's trials only: [`crate::compare`] sets them beside Bombadil's.
 pub fn table(apps: &[App], trials: &[Trial]) -> String {
+    let windup: Vec<Trial> = trials
+        .iter()
+        .filter(|t| t.tool == Tool::Windup)
+        .cloned()
+        .collect();
+    let trials = &windup[..];
     let mut out = String::new();
     let strategies: BTreeSet<String> = trials
         .iter()

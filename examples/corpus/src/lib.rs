@@ -9,6 +9,8 @@
 //! loopback with the bugs chosen switched on: the site loads `./bugs.js` before its bundle, and
 //! the server answers it with `window.__BUGS__ = [...]`.
 
+pub mod bombadil;
+pub mod compare;
 pub mod efficacy;
 
 use std::net::{Ipv4Addr, SocketAddr};
