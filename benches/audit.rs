@@ -6,7 +6,7 @@
 //! per second on one worker.
 //!
 //! The walks run three times each way, alternately, over BiDi: with the app's code counted and
-//! without (`--coverage` or not), the same seeded walks (the `novelty` strategy, which coverage does
+//! without (`--no-coverage`), the same seeded walks (the `novelty` strategy, which coverage does
 //! not steer), so the ratio is what counting costs.
 
 use std::path::Path;

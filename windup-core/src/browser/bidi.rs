@@ -126,7 +126,7 @@ type Waiting = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, Refusal>>>>>
 #[derive(Debug)]
 pub(crate) struct Channel {
     link: Link,
-    /// Told when the top-level page's navigation ends.
+    /// Told when the top-level page's navigation under way comes or ends.
     moved: Arc<tokio::sync::Notify>,
     /// The subscription of [`Channel::listen`], while it lasts (empty: one without an id).
     subscription: Mutex<Option<String>>,
@@ -178,6 +178,20 @@ impl Link {
     }
 }
 
+/// A navigation of the top-level page under way, as its events told it.
+#[derive(Debug)]
+struct Navigation {
+    id: Option<String>,
+    started: tokio::time::Instant,
+    /// Whether its document has come (`browsingContext.navigationCommitted`).
+    committed: bool,
+}
+
+/// How long a navigation whose document has not come is waited for: Firefox tells no end of
+/// one that replaces nothing (a form answered 204), and the page's own watch takes a submission
+/// still there after 3 s to replace nothing too (`js/after_click.js`).
+const UNCOMMITTED_WITHIN: Duration = Duration::from_secs(3);
+
 /// What the page did, as the events said it, since it was last taken.
 #[derive(Debug, Default)]
 struct Heard {
@@ -186,7 +200,7 @@ struct Heard {
     sent: u64,
     received: u64,
     /// The top-level page's navigation under way (started, not yet loaded, aborted or failed).
-    navigating: Option<String>,
+    navigating: Option<Navigation>,
     /// The top-level context, whose navigations are followed.
     context: String,
 }
@@ -260,17 +274,20 @@ impl Channel {
 
     /// Waits while a navigation of the top-level page is under way (one an act started: a link
     /// followed, a form sent, a key pressed), until its document has loaded, as Classic's
-    /// commands wait for a pending navigation; at `deadline` it stops waiting and forgets it.
+    /// commands wait for a pending navigation; at `deadline`, or [`UNCOMMITTED_WITHIN`] after it
+    /// started while its document has not come, it stops waiting and forgets it.
     pub(crate) async fn settled(&self, deadline: std::time::Instant) {
         let deadline = tokio::time::Instant::from_std(deadline);
         loop {
             let moved = self.moved.notified();
             tokio::pin!(moved);
             moved.as_mut().enable();
-            if lock(&self.link.heard).navigating.is_none() {
-                return;
-            }
-            if tokio::time::timeout_at(deadline, moved).await.is_err() {
+            let until = match &lock(&self.link.heard).navigating {
+                None => return,
+                Some(navigation) if navigation.committed => deadline,
+                Some(navigation) => deadline.min(navigation.started + UNCOMMITTED_WITHIN),
+            };
+            if tokio::time::timeout_at(until, moved).await.is_err() {
                 lock(&self.link.heard).navigating = None;
                 return;
             }
@@ -477,6 +494,36 @@ impl Channel {
             .await
     }
 
+    /// The address of the session's top-level page, as the browser's tree of pages has it
+    /// (`browsingContext.getTree`): no script, so a document that is going answers too.
+    pub(crate) async fn url(&self) -> Result<String, Refusal> {
+        let params = json!({ "root": self.context, "maxDepth": 0 });
+        let tree = self.command("browsingContext.getTree", params).await?;
+        tree["contexts"][0]["url"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| Refusal::Error {
+                error: "unexpected answer".to_owned(),
+                message: format!("a tree of pages without an address: {tree}"),
+            })
+    }
+
+    /// A PNG of the session's top-level page's viewport, as Classic's Take Screenshot takes it.
+    pub(crate) async fn screenshot(&self) -> Result<Vec<u8>, Refusal> {
+        use base64::Engine as _;
+        let params = json!({ "context": self.context });
+        let answer = self
+            .command("browsingContext.captureScreenshot", params)
+            .await?;
+        let data = answer["data"].as_str().unwrap_or_default();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| Refusal::Error {
+                error: "unexpected answer".to_owned(),
+                message: format!("a screenshot that is not base64: {e}"),
+            })
+    }
+
     /// Sends a command about the session's top-level page (`params` get its `context`) and
     /// waits for its answer.
     async fn on_page(&self, method: &str, mut params: Value) -> Result<(), Refusal> {
@@ -552,7 +599,7 @@ fn read(
 }
 
 /// One message from the browser: an answer to the command waiting for it, or an event. True
-/// when it ended the top-level page's navigation.
+/// when the top-level page's navigation under way came or ended.
 fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>, blocked: &Blocked) -> bool {
     let Ok(message) = serde_json::from_str::<Value>(text) else {
         return false;
@@ -596,26 +643,38 @@ fn dispatch(text: &str, waiting: &Waiting, heard: &Mutex<Heard>, blocked: &Block
     }
 }
 
-/// Follows the top-level page's navigation: one starts, and ends when its document has loaded,
-/// it was aborted or failed, or it only moved to a fragment. True when one ended.
+/// Follows the top-level page's navigation: one starts, its document comes, and it ends when
+/// that document has loaded, it was aborted or failed, or it only moved to a fragment. True when
+/// the navigation under way came or ended.
 fn navigated(heard: &mut Heard, method: &str, params: &Value) -> bool {
     if params["context"].as_str() != Some(heard.context.as_str()) {
         return false;
     }
     let navigation = params["navigation"].as_str();
     if method == "browsingContext.navigationStarted" {
-        heard.navigating = navigation.map(str::to_owned);
+        heard.navigating = Some(Navigation {
+            id: navigation.map(str::to_owned),
+            started: tokio::time::Instant::now(),
+            committed: false,
+        });
         return false;
+    }
+    let Some(under_way) = heard.navigating.as_mut() else {
+        return false;
+    };
+    // An event without an id, or of the navigation under way (not of one it replaced).
+    if navigation.is_some() && under_way.id.as_deref() != navigation {
+        return false;
+    }
+    if method == "browsingContext.navigationCommitted" {
+        under_way.committed = true;
+        return true;
     }
     if !NAVIGATION_ENDS.contains(&method) {
         return false;
     }
-    // An end without an id, or of the navigation under way (not of one it replaced).
-    if navigation.is_none() || heard.navigating.as_deref() == navigation {
-        heard.navigating = None;
-        return true;
-    }
-    false
+    heard.navigating = None;
+    true
 }
 
 /// Keeps what an event says about the page: an error, a failed request, a load.
@@ -879,6 +938,41 @@ mod tests {
         let error = json!({ "level": "error", "type": "console", "text": "again" });
         let heard = heard(&vec![("log.entryAdded", error); MAX_HEARD + 20]);
         assert_eq!(heard.events.console_errors.len(), MAX_HEARD);
+    }
+
+    #[test]
+    fn a_navigation_is_under_way_from_its_start_to_its_end_and_known_when_its_document_came() {
+        let mut heard = Heard {
+            context: "top".to_owned(),
+            ..Heard::default()
+        };
+        let event = |navigation: &str| json!({ "context": "top", "navigation": navigation });
+        let started = "browsingContext.navigationStarted";
+        assert!(!navigated(&mut heard, started, &event("n-1")));
+        let under_way = |heard: &Heard| heard.navigating.as_ref().map(|n| n.committed);
+        assert_eq!(under_way(&heard), Some(false));
+        let other = json!({ "context": "frame", "navigation": "n-9" });
+        assert!(!navigated(&mut heard, started, &other), "a frame's");
+        assert!(navigated(
+            &mut heard,
+            "browsingContext.navigationCommitted",
+            &event("n-1")
+        ));
+        assert_eq!(under_way(&heard), Some(true));
+        assert!(
+            !navigated(&mut heard, "browsingContext.load", &event("n-0")),
+            "one it replaced"
+        );
+        assert!(navigated(&mut heard, "browsingContext.load", &event("n-1")));
+        assert_eq!(under_way(&heard), None);
+        // A navigation that fails (Chromium's answer to a 204) ends too.
+        navigated(&mut heard, started, &event("n-2"));
+        assert!(navigated(
+            &mut heard,
+            "browsingContext.navigationFailed",
+            &event("n-2")
+        ));
+        assert_eq!(under_way(&heard), None);
     }
 
     #[test]

@@ -124,6 +124,39 @@ fn header(request: &Value, name: &str) -> Option<String> {
     })
 }
 
+/// BiDi cookies as a `Cookie` header's value (`a=1; b=2`); those whose value is not text are
+/// left out.
+fn cookie_pairs<'a>(cookies: impl Iterator<Item = &'a Value>) -> String {
+    let pairs: Vec<String> = cookies
+        .filter(|c| c["value"]["type"] == "string")
+        .filter_map(|c| {
+            Some(format!(
+                "{}={}",
+                c["name"].as_str()?,
+                c["value"]["value"].as_str()?
+            ))
+        })
+        .collect();
+    pairs.join("; ")
+}
+
+/// Whether a browser sends `cookie` (as BiDi's storage lists it) with a request to `url`: its
+/// domain is the host's or one the host is under, its path is the request's or above it, and a
+/// secure one goes over HTTPS only (RFC 6265, 5.4).
+fn sent_to(cookie: &Value, url: &url::Url) -> bool {
+    let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+    let domain = cookie["domain"].as_str().unwrap_or_default();
+    let domain = domain.trim_start_matches('.').to_ascii_lowercase();
+    let domain_matches = host == domain || host.ends_with(&format!(".{domain}"));
+    let path = cookie["path"].as_str().unwrap_or("/");
+    let asked = url.path();
+    let path_matches = asked == path
+        || (asked.starts_with(path)
+            && (path.ends_with('/') || asked[path.len()..].starts_with('/')));
+    let secure_matches = cookie["secure"] != true || url.scheme() == "https";
+    !domain.is_empty() && domain_matches && path_matches && secure_matches
+}
+
 /// The headers not to send on, nor to hand back: the body's length and encoding change here,
 /// and the client speaks its own connection.
 const HOP: &[&str] = &[
@@ -154,7 +187,10 @@ impl Answer {
         let wanted = wanted(&params["request"]);
         let provided = match wanted {
             Wanted::Neither => None,
-            _ => self.fetched(&params["request"], wanted).await,
+            _ => {
+                self.fetched(&params["request"], &params["context"], wanted)
+                    .await
+            }
         };
         if let Some(mut response) = provided {
             response["request"] = id.clone();
@@ -186,7 +222,8 @@ impl Answer {
 
     /// The response to hand the browser: fetched here and, when it is a script or a page,
     /// counted; `None` when it could not be fetched (the browser then fetches it itself).
-    async fn fetched(&self, request: &Value, wanted: Wanted) -> Option<Value> {
+    /// `context` is the page that asked for it.
+    async fn fetched(&self, request: &Value, context: &Value, wanted: Wanted) -> Option<Value> {
         let url = request["url"].as_str()?;
         let mut sent = self.client.get(url);
         for h in request["headers"].as_array().into_iter().flatten() {
@@ -198,19 +235,10 @@ impl Answer {
                 sent = sent.header(name, value);
             }
         }
-        if header(request, "cookie").is_none() {
-            let cookies: Vec<String> = (request["cookies"].as_array().into_iter().flatten())
-                .filter_map(|c| {
-                    Some(format!(
-                        "{}={}",
-                        c["name"].as_str()?,
-                        c["value"]["value"].as_str()?
-                    ))
-                })
-                .collect();
-            if !cookies.is_empty() {
-                sent = sent.header("cookie", cookies.join("; "));
-            }
+        if header(request, "cookie").is_none()
+            && let Some(cookies) = self.cookies(request, context).await
+        {
+            sent = sent.header("cookie", cookies);
         }
         let response = sent.send().await.ok()?;
         let status = response.status();
@@ -255,6 +283,31 @@ impl Answer {
             "headers": headers,
             "body": body,
         }))
+    }
+
+    /// The `Cookie` header the browser would send with a request that names none: the cookies
+    /// the request lists, else those the browser keeps for its address (`storage.getCookies`;
+    /// chromedriver tells a held request's cookies nowhere, and a page fetched without them
+    /// would start a new session, its answer's cookie replacing the browser's).
+    async fn cookies(&self, request: &Value, context: &Value) -> Option<String> {
+        let listed = cookie_pairs(request["cookies"].as_array().into_iter().flatten());
+        if !listed.is_empty() {
+            return Some(listed);
+        }
+        let url = url::Url::parse(request["url"].as_str()?).ok()?;
+        let partition = json!({ "partition": { "type": "context", "context": context.as_str()? } });
+        let kept = self
+            .link
+            .command("storage.getCookies", partition)
+            .await
+            .ok()?;
+        let mut sent: Vec<&Value> = (kept["cookies"].as_array().into_iter().flatten())
+            .filter(|cookie| sent_to(cookie, &url))
+            .collect();
+        // The longer paths first, as a browser sends them.
+        sent.sort_by_key(|cookie| std::cmp::Reverse(cookie["path"].as_str().map_or(0, str::len)));
+        let sent = cookie_pairs(sent.into_iter());
+        (!sent.is_empty()).then_some(sent)
     }
 
     /// The text with its counters, when it is a script or a page that has them.
@@ -370,6 +423,42 @@ mod tests {
             request["destination"] = json!(destination);
         }
         request
+    }
+
+    #[test]
+    fn the_cookies_a_browser_keeps_are_sent_where_it_would_send_them() {
+        let cookie = |name: &str, domain: &str, path: &str, secure: bool| {
+            json!({ "name": name, "value": { "type": "string", "value": "v" },
+                    "domain": domain, "path": path, "secure": secure })
+        };
+        let url = |u: &str| url::Url::parse(u).expect("a URL");
+        let page = url("http://shop.example:8080/cart/items");
+        assert!(sent_to(&cookie("s", "shop.example", "/", false), &page));
+        assert!(sent_to(&cookie("s", ".example", "/cart", false), &page));
+        assert!(sent_to(
+            &cookie("s", "shop.example", "/cart/", false),
+            &page
+        ));
+        assert!(!sent_to(&cookie("s", "other.example", "/", false), &page));
+        assert!(
+            !sent_to(&cookie("s", "op.example", "/", false), &page),
+            "not a suffix of a label"
+        );
+        assert!(!sent_to(&cookie("s", "shop.example", "/car", false), &page));
+        assert!(
+            !sent_to(&cookie("s", "shop.example", "/", true), &page),
+            "secure: HTTPS only"
+        );
+        assert!(sent_to(
+            &cookie("s", "shop.example", "/", true),
+            &url("https://shop.example/")
+        ));
+        let kept = [
+            cookie("a", "shop.example", "/", false),
+            json!({ "name": "b", "value": { "type": "base64", "value": "AAE=" } }),
+            cookie("c", "shop.example", "/", false),
+        ];
+        assert_eq!(cookie_pairs(kept.iter()), "a=v; c=v");
     }
 
     #[test]

@@ -65,9 +65,16 @@ impl std::fmt::Display for Key {
 }
 
 impl Session {
-    /// Presses `key` in the element that has the focus, as a person would.
+    /// Presses `key` in the element that has the focus, as a person would: over BiDi the key
+    /// actions go to it as they are, else Classic's send-keys goes to the element it names.
     pub async fn press(&self, key: Key) -> Result<(), BrowserError> {
         self.forget_seen_url();
+        if let Some(channel) = self.socket() {
+            let pressed = channel.perform(super::input::keyboard(&key.keys())).await;
+            self.settle(std::time::Instant::now() + super::SETTLE_WITHIN)
+                .await;
+            return pressed.map_err(|refusal| refusal.during(&format!("press {key}")));
+        }
         let focused = self
             .client
             .active_element()

@@ -681,6 +681,56 @@ const SETTLE_WITHIN: Duration = Duration::from_secs(10);
 
 const SELECT_ALL_AND_DELETE: &str = "\u{E009}a\u{E000}\u{E003}";
 
+/// Empties a field the keys left text in (`arguments[0]`), as WebDriver's Element Clear does,
+/// telling the page as typing would.
+const EMPTY_WHAT_IS_LEFT: &str = "const el = arguments[0]; \
+    if (typeof el.value === 'string' && el.value !== '') { \
+      el.value = ''; \
+      el.dispatchEvent(new Event('input', { bubbles: true })); \
+      el.dispatchEvent(new Event('change', { bubbles: true })); \
+    } \
+    return true;";
+
+/// Picks the option of a list (`arguments[0]`) whose text is `arguments[1]`, else whose value
+/// is, as WebDriver's Element Click on that option does: the list hears the pointer, takes the
+/// focus, and hears `input`, then `change` if the choice changed. False when it has no such option.
+const PICK_OPTION: &str = "const [list, wanted] = arguments; \
+    const options = Array.from(list.options || []); \
+    const option = options.find((o) => o.textContent === wanted) \
+      || options.find((o) => o.value === wanted); \
+    if (!option) return false; \
+    const mouse = (type) => list.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, view: window })); \
+    mouse('mouseover'); mouse('mousemove'); mouse('mousedown'); \
+    if (document.activeElement !== list) list.focus(); \
+    if (!option.disabled) { \
+      list.dispatchEvent(new Event('input', { bubbles: true, composed: true })); \
+      const before = option.selected; \
+      option.selected = list.multiple ? !before : true; \
+      if (!before) list.dispatchEvent(new Event('change', { bubbles: true })); \
+    } \
+    mouse('mouseup'); mouse('click'); \
+    return true;";
+
+/// Where a pointer sent over BiDi goes for an element that passed the gate: the point the gate
+/// tested, else the element's centre.
+fn aim(element: &Actionable) -> input::Aim {
+    match element.point {
+        Some(point) => input::Aim::Point(point),
+        None => input::Aim::Element(element.element.element_id().to_string()),
+    }
+}
+
+/// Whether a refused pointer action means the page changed under it since the gate passed.
+fn raced(error: &str) -> bool {
+    matches!(
+        error,
+        "move target out of bounds"
+            | "no such node"
+            | "no such element"
+            | "stale element reference"
+    )
+}
+
 impl Session {
     fn backend(&self) -> &'static dyn Backend {
         self.kind.backend()
@@ -824,12 +874,24 @@ impl Session {
         self.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The current URL.
+    /// The current URL. Over BiDi it is read from the browser's tree of pages once a navigation
+    /// an act started has landed, as Classic's Get Current URL waits for one: chromedriver would
+    /// hold a Classic command that waits for a document the session's interception holds.
     pub async fn current_url(&self) -> Result<url::Url, BrowserError> {
-        self.client
-            .current_url()
-            .await
-            .map_err(|e| BrowserError::command("read the current URL", e))
+        const DURING: &str = "read the current URL";
+        let Some(channel) = self.socket() else {
+            return self
+                .client
+                .current_url()
+                .await
+                .map_err(|e| BrowserError::command(DURING, e));
+        };
+        channel.settled(Instant::now() + SETTLE_WITHIN).await;
+        let url = channel.url().await.map_err(|r| r.during(DURING))?;
+        url::Url::parse(&url).map_err(|e| BrowserError::Command {
+            during: DURING.to_owned(),
+            reason: format!("the browser gave {url:?}, which is no URL: {e}"),
+        })
     }
 
     /// Runs a script in the page and returns what it returns (`return …;`).
@@ -901,6 +963,39 @@ impl Session {
             self.forget_seen_url();
         }
         self.focus(element).await?;
+        let typed = match self.socket() {
+            Some(channel) => self.retype(channel, element, text).await,
+            None => self.retype_classic(element, text).await,
+        };
+        self.settle(Instant::now() + SETTLE_WITHIN).await;
+        typed
+    }
+
+    /// Empties a focused field and types `text` with BiDi's key actions; what the keys leave
+    /// (a date) is emptied as WebDriver's Element Clear does, by a script over the socket.
+    async fn retype(
+        &self,
+        channel: &bidi::Channel,
+        element: &Actionable,
+        text: &str,
+    ) -> Result<(), BrowserError> {
+        const DURING: &str = "type into the field";
+        let type_keys = |keys| async move {
+            channel
+                .perform(input::keyboard(keys))
+                .await
+                .map_err(|refusal| refusal.during(DURING))
+        };
+        if !element.empty {
+            type_keys(SELECT_ALL_AND_DELETE).await?;
+            self.execute(DURING, EMPTY_WHAT_IS_LEFT, vec![self.reference(element)?])
+                .await?;
+        }
+        type_keys(text).await
+    }
+
+    /// Empties a focused field and types `text` with Classic's send-keys.
+    async fn retype_classic(&self, element: &Actionable, text: &str) -> Result<(), BrowserError> {
         let typed = async {
             if !element.empty {
                 element.element.send_keys(SELECT_ALL_AND_DELETE).await?;
@@ -911,9 +1006,9 @@ impl Session {
             }
             element.element.send_keys(text).await
         };
-        let typed = typed.await;
-        self.settle(Instant::now() + SETTLE_WITHIN).await;
-        typed.map_err(|e| BrowserError::command("type into the field", e))
+        typed
+            .await
+            .map_err(|e| BrowserError::command("type into the field", e))
     }
 
     /// Picks the option of a list that passed the gate by its label, else by its value; `false`
@@ -925,6 +1020,11 @@ impl Session {
     ) -> Result<bool, BrowserError> {
         let during = || format!("choose {option:?} in {}", element.described);
         self.forget_seen_url();
+        if self.socket().is_some() {
+            let args = vec![self.reference(element)?, json!(option)];
+            let picked = self.execute(&during(), PICK_OPTION, args).await?;
+            return Ok(picked == Value::Bool(true));
+        }
         match element.element.select_by_label(option).await {
             Ok(()) => return Ok(true),
             Err(err) => lost_or_refused(BrowserError::command(during(), err))?,
@@ -950,9 +1050,9 @@ impl Session {
         deadline: Instant,
     ) -> Result<Clicked, BrowserError> {
         self.forget_seen_url();
-        if let Some((channel, point)) = self.socket().zip(element.point) {
+        if let Some(channel) = self.socket() {
             let pressed = channel
-                .perform(input::mouse_at(point, &[input::Mouse::Click]))
+                .perform(input::mouse_at(aim(element), &[input::Mouse::Click]))
                 .await;
             return match pressed {
                 Ok(()) => {
@@ -966,9 +1066,7 @@ impl Session {
                     channel.settled(deadline).await;
                     Ok(Clicked::Done { checked })
                 }
-                Err(bidi::Refusal::Error { error, .. }) if error == "move target out of bounds" => {
-                    Ok(Clicked::Raced)
-                }
+                Err(bidi::Refusal::Error { error, .. }) if raced(&error) => Ok(Clicked::Raced),
                 Err(refusal) => Err(refusal.during(&format!("click {}", element.described))),
             };
         }
@@ -1098,17 +1196,30 @@ impl Session {
     }
 
     /// Types `keys` (WebDriver's key codes among them) into an element that passed the gate and
-    /// has the focus, with Classic's send-keys under either protocol: measured, chromedriver's and
-    /// geckodriver's BiDi input actions type a key more slowly (docs/browsers.md).
+    /// has the focus: over BiDi as key actions, else with Classic's send-keys.
     pub(crate) async fn send_keys(
         &self,
         element: &Actionable,
         keys: &str,
         during: &str,
     ) -> Result<(), BrowserError> {
-        let typed = element.element.send_keys(keys).await;
+        let typed = match self.socket() {
+            Some(channel) => channel
+                .perform(input::keyboard(keys))
+                .await
+                .map_err(|refusal| refusal.during(during)),
+            None => (element.element.send_keys(keys).await)
+                .map_err(|e| BrowserError::command(during, e)),
+        };
         self.settle(Instant::now() + SETTLE_WITHIN).await;
-        typed.map_err(|e| BrowserError::command(during, e))
+        typed
+    }
+
+    /// Over BiDi, waits while a navigation of the page is under way (one an act started), until
+    /// its document has loaded, for at most [`SETTLE_WITHIN`]: Classic's commands (scripts among
+    /// them) wait for it themselves, BiDi's do not.
+    pub(crate) async fn wait_for_navigation(&self) {
+        self.settle(Instant::now() + SETTLE_WITHIN).await;
     }
 
     /// Over BiDi, waits while a navigation of the page is under way (one an act started), until
@@ -1122,9 +1233,9 @@ impl Session {
     /// Moves the pointer over an element that passed the gate, as a person hovers it.
     pub async fn hover(&self, element: &Actionable) -> Result<(), BrowserError> {
         self.forget_seen_url();
-        if let Some((channel, point)) = self.socket().zip(element.point) {
+        if let Some(channel) = self.socket() {
             return channel
-                .perform(input::mouse_at(point, &[]))
+                .perform(input::mouse_at(aim(element), &[]))
                 .await
                 .map_err(|refusal| refusal.during(&format!("hover {}", element.described)));
         }
@@ -1135,13 +1246,21 @@ impl Session {
         .await
     }
 
-    /// Moves the pointer to the centre of `element` with Classic's actions.
+    /// Moves the pointer to the centre of `element`: over BiDi as a pointer action with the
+    /// element as its origin, else with Classic's actions.
     pub(crate) async fn move_to(
         &self,
         element: fantoccini::elements::Element,
         during: &str,
     ) -> Result<(), BrowserError> {
         use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+        if let Some(channel) = self.socket() {
+            let aim = input::Aim::Element(element.element_id().to_string());
+            return channel
+                .perform(input::mouse_at(aim, &[]))
+                .await
+                .map_err(|refusal| refusal.during(during));
+        }
         let mouse =
             MouseActions::new("windup-mouse".to_owned()).then(PointerAction::MoveToElement {
                 element,
@@ -1179,13 +1298,13 @@ impl Session {
         let slowed = navigates && self.backend().slow_network(self, Some(SLOW_ANSWER)).await?;
         self.execute("mark the page", "window.__windupClicked = true;", vec![])
             .await?;
-        if let Some((channel, point)) = self.socket().zip(element.point) {
+        if let Some(channel) = self.socket() {
             let twice = [
                 input::Mouse::Click,
                 input::Mouse::Pause(Duration::from_millis(100)),
                 input::Mouse::Click,
             ];
-            let clicked = channel.perform(input::mouse_at(point, &twice)).await;
+            let clicked = channel.perform(input::mouse_at(aim(element), &twice)).await;
             if slowed {
                 self.await_answers().await;
                 self.backend().slow_network(self, None).await?;
@@ -1322,6 +1441,10 @@ impl Session {
 
     /// A PNG of the viewport.
     pub async fn screenshot_png(&self) -> Result<Vec<u8>, BrowserError> {
+        if let Some(channel) = self.socket() {
+            return (channel.screenshot().await)
+                .map_err(|refusal| refusal.during("take a screenshot"));
+        }
         self.client
             .screenshot()
             .await

@@ -358,6 +358,10 @@ impl<'a> Executor<'a> {
         for (index, action) in plan.actions.iter().enumerate() {
             records.push(self.step(scenario, action, index + 1, of).await?);
         }
+        // A page the last step left still loading is recorded once it has loaded (over BiDi a
+        // script does not wait for that, as Classic's do).
+        self.session.wait_for_navigation().await;
+        self.observe(scenario).await;
         let final_url = match self.session.url_now().await {
             Ok(url) => url.to_string(),
             Err(err) => {

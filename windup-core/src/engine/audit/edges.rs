@@ -25,7 +25,7 @@ const TELL_EVERY: Duration = Duration::from_millis(500);
 /// What the audit knows of the app's code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct CodeCoverage {
-    /// Why edges are not counted (not asked for, a Classic session, a browser that would not
+    /// Why edges are not counted (`--no-coverage`, a Classic session, a browser that would not
     /// hold requests); `None` while they are.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub off: Option<String>,

@@ -35,6 +35,9 @@ impl PlannedRun {
         started: Instant,
         executor: &Executor<'_>,
     ) -> Self {
+        // The last look records the page the run ended on once it has loaded (over BiDi a
+        // script does not wait for that, as Classic's do).
+        executor.session().wait_for_navigation().await;
         executor.observe(&plan.scenario_id).await;
         let final_url = executor
             .session()

@@ -113,10 +113,10 @@ fn budget_used(outcome: &crate::engine::audit::AuditOutcome) -> String {
 }
 
 /// How much of the app's own code the audit ran, or why it could not count it; nothing when
-/// counting was not asked for.
+/// asked not to count it.
 fn code_reached(code: &crate::engine::audit::CodeCoverage) -> Option<String> {
     match &code.off {
-        Some(why) if why.starts_with("not asked for") => return None,
+        Some(why) if why.starts_with("asked not to") => return None,
         Some(why) => return Some(format!("  the app's code was not counted: {why}")),
         None if code.scripts == 0 && code.edges == 0 && code.over_time.is_empty() => return None,
         None => {}
