@@ -478,13 +478,29 @@ impl Channel {
     /// `normal`).
     pub(crate) async fn navigate(&self, url: &str) -> Result<(), Refusal> {
         let params = json!({ "url": url, "wait": "complete" });
-        self.on_page("browsingContext.navigate", params).await
+        let answer = self.on_page("browsingContext.navigate", params).await;
+        self.landed(answer).await
     }
 
     /// Reloads the top-level page and answers once it has loaded.
     pub(crate) async fn reload(&self) -> Result<(), Refusal> {
         let params = json!({ "wait": "complete" });
-        self.on_page("browsingContext.reload", params).await
+        let answer = self.on_page("browsingContext.reload", params).await;
+        self.landed(answer).await
+    }
+
+    /// A navigation's answer, where one the page replaced with its own (an app that moves to
+    /// its own address as it loads: "navigation canceled by concurrent navigation") is no
+    /// failure, as under Classic: the page's own navigation is waited for instead.
+    async fn landed(&self, answer: Result<(), Refusal>) -> Result<(), Refusal> {
+        match answer {
+            Err(Refusal::Error { message, .. }) if superseded(&message) => {
+                self.settled(std::time::Instant::now() + SUPERSEDED_WAIT)
+                    .await;
+                Ok(())
+            }
+            answer => answer,
+        }
     }
 
     /// Goes `delta` entries through the top-level page's history (-1: back).
@@ -556,6 +572,23 @@ impl Drop for Channel {
 }
 
 /// A mutex's guard, poisoned or not: what it guards stays usable after a panic elsewhere.
+/// How long the page's own navigation that replaced one of ours may take to load.
+const SUPERSEDED_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether a navigation was refused because the page started another meanwhile (chromedriver:
+/// "navigation canceled by concurrent navigation"; Firefox: aborted by another navigation).
+fn superseded(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    [
+        "concurrent navigation",
+        "navigation canceled",
+        "navigation was aborted",
+        "aborted by",
+    ]
+    .iter()
+    .any(|words| message.contains(words))
+}
+
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -973,6 +1006,15 @@ mod tests {
             &event("n-2")
         ));
         assert_eq!(under_way(&heard), None);
+    }
+
+    #[test]
+    fn a_navigation_the_page_replaced_with_its_own_is_told_from_a_failure() {
+        assert!(superseded(
+            "unknown error: navigation canceled by concurrent navigation"
+        ));
+        assert!(superseded("Navigation was aborted by another navigation"));
+        assert!(!superseded("unknown error: net::ERR_CONNECTION_REFUSED"));
     }
 
     #[test]
