@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -56,14 +56,7 @@ const TODO_BUGS: [(&str, &str); 6] = [
     ("long-title-500", "no-server-error"),
 ];
 
-fn found(finished: &AuditFinished) -> BTreeSet<String> {
-    finished
-        .outcome
-        .findings
-        .iter()
-        .map(|f| f.invariant_id.clone())
-        .collect()
-}
+use common::found;
 
 /// Runs the audit's regression tests against `url`: each one's id and whether it passed.
 async fn replay(project: &Project, url: &str) -> BTreeMap<String, bool> {

@@ -82,14 +82,7 @@ async fn audit(
         .unwrap_or_else(|e| panic!("{kind}: the audit runs: {e}"))
 }
 
-fn found(finished: &AuditFinished) -> BTreeSet<String> {
-    finished
-        .outcome
-        .findings
-        .iter()
-        .map(|f| f.invariant_id.clone())
-        .collect()
-}
+use common::found;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_chromium_each_rule_across_time_catches_the_bug_only_it_can_and_keeps_it_failing() {

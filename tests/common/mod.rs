@@ -415,3 +415,15 @@ impl Drop for Site {
         }
     }
 }
+
+/// The invariants an audit found broken, by id.
+pub fn found(
+    finished: &windup_core::run::audit::AuditFinished,
+) -> std::collections::BTreeSet<String> {
+    finished
+        .outcome
+        .findings
+        .iter()
+        .map(|f| f.invariant_id.clone())
+        .collect()
+}

@@ -208,13 +208,7 @@ pub fn parse_with_inputs(
     text: &str,
     path: &Path,
 ) -> Result<(Vec<Invariant>, Inputs), InvariantError> {
-    let error = |line, column, message: String, hint: &str| InvariantError {
-        path: path.to_owned(),
-        line,
-        column,
-        message,
-        hint: hint.to_owned(),
-    };
+    let error = |line, column, message, hint| InvariantError::at(path, line, column, message, hint);
     if let Some(at) = crate::model::yaml_depth::too_deep(text) {
         return Err(error(
             at.line,
@@ -260,13 +254,7 @@ fn invariant(
     item: RawInvariant,
     written: &mut Written,
 ) -> Result<Invariant, InvariantError> {
-    let error = |line, column, message: String, hint: &str| InvariantError {
-        path: path.to_owned(),
-        line,
-        column,
-        message,
-        hint: hint.to_owned(),
-    };
+    let error = |line, column, message, hint| InvariantError::at(path, line, column, message, hint);
     let id_line = nth_key_line(text, "id", index).unwrap_or((0, 0)).0;
     if !is_id(&item.id) {
         return Err(error(
@@ -504,6 +492,16 @@ fn parse_located(
 }
 
 impl InvariantError {
+    fn at(path: &Path, line: usize, column: usize, message: String, hint: &str) -> Self {
+        InvariantError {
+            path: path.to_owned(),
+            line,
+            column,
+            message,
+            hint: hint.to_owned(),
+        }
+    }
+
     /// The error placed on `line` when it knows no line of its own.
     fn or_line(mut self, line: usize) -> Self {
         if self.line == 0 {
