@@ -177,22 +177,12 @@ fn stored_events(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_audit_counts_the_apps_code_when_asked_to() {
+async fn the_audit_counts_the_apps_code_unless_asked_not_to() {
     let app = todo("none").await;
     let mut small = budget(2);
     small.walk_length = 10;
     let project = Project::with(&[]);
-    let counted = AuditRun::new(
-        project.settings_with("", &|_| None),
-        app.url().parse().unwrap(),
-    )
-    .seed(3)
-    .budget(small)
-    .coverage(true)
-    .invariants_dir(repo("examples/todo/invariants"))
-    .run()
-    .await
-    .unwrap();
+    let counted = audit_todo(&project, app.url(), 3, small).await;
     let code = &counted.outcome.code;
     assert_eq!(code.off, None, "{code:?}");
     assert!(code.scripts >= 1 && code.edges > 0, "{code:?}");
@@ -226,7 +216,7 @@ async fn the_audit_counts_the_apps_code_when_asked_to() {
     assert!(
         code.off
             .as_deref()
-            .is_some_and(|why| why.contains("--coverage")),
+            .is_some_and(|why| why.contains("--no-coverage")),
         "{code:?}"
     );
     assert_eq!((code.reached, code.edges), (0, 0));

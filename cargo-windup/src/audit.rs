@@ -86,13 +86,13 @@ struct AuditArgs {
     /// the app no move had run; `uniform` goes by how often a person makes each move.
     #[arg(long, value_name = "STRATEGY", default_value = "novelty")]
     strategy: windup_core::engine::audit::Strategy,
-    /// Count the edges of the app's scripts as they load (docs/audit.md#coverage). Counting
-    /// needs WebDriver BiDi, which the audit then speaks where the driver offers it.
+    /// Do not count the edges of the app's scripts (docs/audit.md#coverage). Counting needs
+    /// WebDriver BiDi, which the audit speaks where the driver offers it unless this is given.
     #[arg(long)]
-    coverage: bool,
-    /// Do not count the app's code (the default for now).
-    #[arg(long, conflicts_with = "coverage")]
     no_coverage: bool,
+    /// Counting is on by default now; `--coverage`, which asked for it, is still taken.
+    #[arg(long, hide = true, conflicts_with = "no_coverage")]
+    coverage: bool,
     /// A directory of invariants (*.yaml) to hold the app to [default: invariants/ under the
     /// project root, when it exists].
     #[arg(long, value_name = "DIR")]
@@ -183,7 +183,7 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
         .seed(args.seed)
         .budget(budget)
         .strategy(args.strategy)
-        .coverage(args.coverage && !args.no_coverage)
+        .coverage(args.coverage || !args.no_coverage)
         .deny(&args.deny)
         .map_err(from_audit)?
         .with_model(args.model)

@@ -58,6 +58,9 @@ impl BrowserKind {
     }
 }
 
+/// How long ending a session may take before the driver is taken to have stopped answering.
+const CLOSE_WITHIN: Duration = Duration::from_secs(20);
+
 /// How long a Classic command of a session that holds requests waits for a navigation under way
 /// (see [`BrowserConfig::intercepts`]).
 const INTERCEPTED_PAGE_LOAD: Duration = Duration::from_secs(3);
@@ -90,7 +93,8 @@ pub struct BrowserConfig {
     /// navigation under way: chromedriver carries one session's commands in turn, so a Classic
     /// command that waits for a document (or a script of it) the interception holds keeps the
     /// answer that lets it go from being read until the command gives up (its page load
-    /// timeout, 300 s by default). docs/audit.md#coverage has the evidence.
+    /// timeout, 300 s by default). In Chromium they do not wait at all (the page load strategy
+    /// `none`, see `Browser::page_load_strategy`). docs/audit.md#coverage has the evidence.
     pub intercepts: bool,
 }
 
@@ -530,6 +534,22 @@ impl Browser {
         Ok(channel)
     }
 
+    /// How the driver's own Classic commands wait for a page to load: `normal`, except in a
+    /// Chromium session that holds requests, where it is `none`. chromedriver's tracker of
+    /// `normal` asks the page for its `readyState` on one thread when a load is told, and Chrome
+    /// keeps a command to a page whose next document is on its way (from another process) until
+    /// that document comes: when a load was told late, after the next navigation had started
+    /// and its document was held, the question waited for the held document and the answer
+    /// that lets it go waited behind the question, and the session stopped answering for good
+    /// (a busy machine made it likely). `none` asks nothing; the session waits for its loads
+    /// over BiDi, its own events.
+    fn page_load_strategy(&self) -> &'static str {
+        match (self.config.intercepts, self.config.kind) {
+            (true, BrowserKind::Chromium) => "none",
+            _ => "normal",
+        }
+    }
+
     /// The backend's capabilities, and the standard ones every session gets.
     fn session_capabilities(&self, profile: Option<&Path>) -> Capabilities {
         let local = self.driver.as_ref().map(|_| Local {
@@ -537,7 +557,7 @@ impl Browser {
             binary: self.browser_binary.as_deref(),
         });
         let mut caps = self.config.kind.backend().capabilities(&self.config, local);
-        caps.insert("pageLoadStrategy".into(), json!("normal"));
+        caps.insert("pageLoadStrategy".into(), json!(self.page_load_strategy()));
         if self.config.intercepts {
             caps.insert(
                 "timeouts".into(),
@@ -1514,8 +1534,19 @@ impl Session {
             .map_err(|e| BrowserError::command("delete cookies", e))
     }
 
-    /// Ends the session and its browser process.
+    /// Ends the session and its browser process, or says it could not within [`CLOSE_WITHIN`]: a
+    /// driver that stopped answering is not waited for (its process ends with the [`Browser`]).
     pub async fn close(self) -> Result<(), BrowserError> {
+        match tokio::time::timeout(CLOSE_WITHIN, self.end()).await {
+            Ok(ended) => ended,
+            Err(_) => Err(BrowserError::Lost {
+                during: "close the session".to_owned(),
+                reason: format!("no answer within {} s", CLOSE_WITHIN.as_secs()),
+            }),
+        }
+    }
+
+    async fn end(self) -> Result<(), BrowserError> {
         if self.authenticated {
             // Deleted with the credentials; fantoccini's close then only ends its connection
             // (its own DELETE, without them, is refused or finds nothing).
@@ -1639,6 +1670,25 @@ impl fantoccini::wd::WebDriverCompatibleCommand for SessionPost {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// chromedriver's page load tracker must not ask a page anything in a Chromium session that
+    /// holds requests (docs/audit.md#coverage): the question can wait for a held document.
+    #[tokio::test]
+    async fn a_chromium_session_that_holds_requests_leaves_page_loads_to_bidi() {
+        let strategy = |kind, intercepts| async move {
+            let config = BrowserConfig {
+                kind,
+                intercepts,
+                webdriver_url: Some("http://127.0.0.1:9".to_owned()),
+                ..BrowserConfig::default()
+            };
+            let browser = Browser::launch(config).await.unwrap();
+            browser.capabilities()["pageLoadStrategy"].clone()
+        };
+        assert_eq!(strategy(BrowserKind::Chromium, true).await, "none");
+        assert_eq!(strategy(BrowserKind::Chromium, false).await, "normal");
+        assert_eq!(strategy(BrowserKind::Firefox, true).await, "normal");
+    }
 
     #[test]
     fn grid_credentials_are_hidden_and_sent_only_to_their_own_host() {

@@ -107,7 +107,7 @@ impl AuditRun {
             seed: 1,
             budget: Budget::default(),
             strategy: Default::default(),
-            coverage: false,
+            coverage: true,
             invariants: Vec::new(),
             inputs: Vec::new(),
             login: None,
@@ -172,9 +172,8 @@ impl AuditRun {
         self
     }
 
-    /// Whether to count the edges of the app's scripts (off by default for now,
-    /// docs/audit.md#coverage; it needs BiDi, which the audit's session then speaks where the
-    /// driver offers it).
+    /// Whether to count the edges of the app's scripts (on by default, docs/audit.md#coverage;
+    /// it needs BiDi, which the audit's session then speaks where the driver offers it).
     pub fn coverage(mut self, on: bool) -> Self {
         self.config.coverage = on;
         self

@@ -523,7 +523,7 @@ impl Audit<'_> {
     /// the session cannot.
     async fn start_counting(&self) -> edges::Compass {
         if !self.config.coverage {
-            return edges::Compass::off("not asked for (--coverage counts it)".to_owned());
+            return edges::Compass::off("asked not to (--no-coverage)".to_owned());
         }
         match self.session.cover(&self.config.target).await {
             Ok(()) => {
