@@ -110,6 +110,21 @@ fn rate(trials: &[&Trial]) -> String {
     format!("{:.1}", ran.iter().sum::<f64>() / ran.len() as f64)
 }
 
+/// The median of `count` over the runs that acted, or `-` where the tool does not tell it (a
+/// column whose runs all count zero: Bombadil's edges, an audit that did not count the code).
+fn middle(trials: &[&Trial], count: impl Fn(&Trial) -> usize) -> String {
+    let mut counts: Vec<usize> = trials
+        .iter()
+        .filter(|t| t.actions > 0)
+        .map(|&t| count(t))
+        .collect();
+    if counts.iter().all(|&n| n == 0) {
+        return "-".to_owned();
+    }
+    counts.sort_unstable();
+    counts[(counts.len() - 1) / 2].to_string()
+}
+
 fn crashes(trials: &[&Trial]) -> String {
     let crashed = trials.iter().filter(|t| t.error.is_some()).count();
     format!("{crashed} of {}", trials.len())
@@ -212,6 +227,14 @@ fn summary(apps: &[App], trials: &[Trial], columns: &[String]) -> String {
         "actions/s (mean of runs)",
         columns.iter().map(|c| rate(&mine(c))),
     ));
+    out.push_str(&row(
+        "edges of the app's code reached (median)",
+        columns.iter().map(|c| middle(&mine(c), |t| t.edges)),
+    ));
+    out.push_str(&row(
+        "distinct states (median)",
+        columns.iter().map(|c| middle(&mine(c), |t| t.states)),
+    ));
     out.push_str(&row("crashes", columns.iter().map(|c| crashes(&mine(c)))));
     out
 }
@@ -261,6 +284,10 @@ mod tests {
             .collect::<BTreeMap<_, _>>();
         trial.actions = 100;
         trial.runtime = Duration::from_secs(20);
+        if tool == Tool::Windup {
+            trial.edges = 40 + seed as usize;
+        }
+        trial.states = 10 * seed as usize;
         trial
     }
 
@@ -292,6 +319,8 @@ mod tests {
 | bug-runs caught | 3 of 4 | 1 of 4 |
 | false alarms (no bugs) | 0 in 1 run | 1 in 1 run |
 | actions/s (mean of runs) | 5.0 | 5.0 |
+| edges of the app's code reached (median) | 41 | - |
+| distinct states (median) | 10 | 10 |
 | crashes | 0 of 3 | 1 of 3 |
 
 ### quiz (none)
