@@ -78,7 +78,10 @@ async fn a_start_page_that_cannot_be_opened_or_shows_nothing_to_act_on_fails_the
     let closed = common::closed_port();
     let site = PatternSite::start().await;
     let cases = [
-        (format!("http://127.0.0.1:{closed}/"), "could not be opened"),
+        (
+            format!("http://127.0.0.1:{}/", closed.port()),
+            "could not be opened",
+        ),
         (
             format!("{}/nothing-to-do.html", site.url()),
             "showed nothing a person can act on",

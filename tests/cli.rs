@@ -477,7 +477,7 @@ fn an_audit_of_an_app_it_cannot_reach_fails_with_the_reason_and_keeps_the_run() 
     let project = Project::with(&[]);
     let dir = project.root();
     let closed = common::closed_port();
-    let url = format!("http://127.0.0.1:{closed}/");
+    let url = format!("http://127.0.0.1:{}/", closed.port());
     let out = windup_in(dir, &["audit", &url, "--time", "60s"]);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");

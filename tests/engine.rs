@@ -418,9 +418,8 @@ async fn refuses_to_leave_the_scenario_origin() {
 async fn a_page_that_never_loads_fails_clearly() {
     let mut rig = Rig::start().await;
     // A port nothing listens on, as the scenario's own origin.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let closed = common::closed_port();
+    let port = closed.port();
     rig.options.base_url = format!("http://127.0.0.1:{port}").parse().unwrap();
     let failure = rig
         .fail(&plan(

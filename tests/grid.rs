@@ -280,12 +280,13 @@ async fn a_session_through_the_grid_speaks_bidi_and_hears_the_page(
         .unwrap_or_else(|e| panic!("{kind}: a BiDi session opens through the Grid: {e}"));
     assert_eq!(session.protocol(), Protocol::Bidi, "{kind}");
     // A session that cannot open says so with the URL it tried, its credentials hidden.
+    let closed = common::closed_port();
     let elsewhere = BrowserConfig {
         kind,
         webdriver_url: Some(format!(
             "http://windup:{}@127.0.0.1:{}",
             grid.password(),
-            common::closed_port()
+            closed.port()
         )),
         ..common::browser_config()
     };

@@ -9,7 +9,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::net::Ipv4Addr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -1419,9 +1418,8 @@ async fn a_submission_that_replaces_nothing_is_not_waited_for_until_the_deadline
 /// Chromium's names. In each browser.
 #[tokio::test]
 async fn goto_opens_absolute_and_relative_urls_and_names_an_unreachable_one() {
-    let closed = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let closed = common::closed_port();
+    let port = closed.port();
     for kind in common::browsers() {
         let rig = Rig::start_in(kind).await;
         rig.open("/post-slow.html").await;

@@ -508,9 +508,8 @@ async fn a_site_that_is_down_or_a_missing_start_page_is_a_navigation_failure() {
     let scenario = project.scenario("animated");
 
     // A port where nothing listens.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let closed = common::closed_port();
+    let port = closed.port();
     let down: Url = format!("http://127.0.0.1:{port}").parse().unwrap();
     let result = run_scenario(&pool, &settings, &down, &scenario).await;
     let Outcome::Failed(failure) = &result.outcome else {
@@ -559,9 +558,8 @@ async fn a_site_that_is_down_or_a_missing_start_page_is_a_navigation_failure() {
 #[tokio::test]
 async fn a_navigation_error_is_typed_at_the_browser_boundary() {
     let rig = Replay::start().await;
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let closed = common::closed_port();
+    let port = closed.port();
     let err = rig
         .session
         .goto(&format!("http://127.0.0.1:{port}/"))

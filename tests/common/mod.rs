@@ -295,10 +295,30 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// A loopback port nothing listens on (it was free a moment ago).
-pub fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
+/// A loopback port that refuses every connection for as long as the value lives: a socket is
+/// bound to it and never listens, so no other test's server can take the port meanwhile (a port
+/// that was merely free a moment ago can be, and then answers).
+pub struct ClosedPort {
+    port: u16,
+    _bound: tokio::net::TcpSocket,
+}
+
+impl ClosedPort {
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+pub fn closed_port() -> ClosedPort {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket opens");
+    socket
+        .bind((std::net::Ipv4Addr::LOCALHOST, 0).into())
+        .expect("a loopback port binds");
+    let port = socket.local_addr().expect("the bound port reads").port();
+    ClosedPort {
+        port,
+        _bound: socket,
+    }
 }
 
 /// Runs the audit's regression tests (the scenarios under `scenarios/audit/`) against `url`:
