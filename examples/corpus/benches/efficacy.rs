@@ -3,9 +3,9 @@
 //! median time to the first finding, actions per second and states covered.
 //!
 //! `cargo bench -p windup-corpus --bench efficacy -- [--seeds N] [--time S] [--apps a,b]
-//! [--strategy novelty|coverage|uniform|both|all] [--jobs N] [--tool windup|bombadil|both]`
+//! [--strategy novelty|coverage|uniform|both|all|a,b] [--jobs N] [--tool windup|bombadil|both]`
 //! (defaults: 10 seeds, 60 s, every app, novelty, one audit at a time, Windup alone; `both` is
-//! novelty and uniform, `all` adds coverage). With `--jobs 2` two audits (each with its own
+//! novelty and uniform, `all` adds coverage; a list such as `coverage,novelty` names them). With `--jobs 2` two audits (each with its own
 //! browser and site) run at once: the run takes half as long, and each audit has less of the
 //! machine, so its actions per second are lower than alone.
 //!
@@ -64,7 +64,7 @@ fn options() -> Result<Options, String> {
                 options.strategies = match value()?.as_str() {
                     "both" => vec![Strategy::Novelty, Strategy::Uniform],
                     "all" => vec![Strategy::Coverage, Strategy::Novelty, Strategy::Uniform],
-                    one => vec![one.parse()?],
+                    list => list.split(',').map(str::parse).collect::<Result<_, _>>()?,
                 }
             }
             "--jobs" => {

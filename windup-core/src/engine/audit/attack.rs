@@ -582,7 +582,11 @@ async fn random_walk(lab: &Lab<'_>, number: usize, spend: &mut Budgeted<'_>, jud
             },
         };
         let seen_before = walk.run.violations.len();
-        let stopped = walk.make(lab, &chosen, spend).await;
+        let (stopped, found) = walk.make(lab, &chosen, spend).await;
+        // A prefix replayed is no move of this state: only chosen moves build a record.
+        if !chosen.key.is_empty() {
+            spend.visits.gained(&chosen.key, found);
+        }
         let mut replayed = false;
         for violation in walk.run.violations[seen_before..].iter().cloned() {
             let suspect = Suspect::Invariant {
@@ -696,10 +700,17 @@ impl<'a> Walk<'a> {
         Some(chosen)
     }
 
-    /// Makes a move, checking every invariant after each of its actions; whether the page can
-    /// no longer be looked at (the walk stops). A move the page would not take (not actionable
-    /// in time) did nothing: the walk goes on without it.
-    async fn make(&mut self, lab: &Lab<'_>, chosen: &walk::Move, spend: &mut Budgeted<'_>) -> bool {
+    /// Makes a move, checking every invariant after each of its actions: whether the page can
+    /// no longer be looked at (the walk stops), and how many edges its actions reached that no
+    /// walk had. A move the page would not take (not actionable in time) did nothing: the walk
+    /// goes on without it.
+    async fn make(
+        &mut self,
+        lab: &Lab<'_>,
+        chosen: &walk::Move,
+        spend: &mut Budgeted<'_>,
+    ) -> (bool, usize) {
+        let mut found = 0;
         for mut action in chosen.actions.iter().cloned() {
             action.id = format!("a{}", self.actions.len() + 1);
             // A double-click may be made a click, and that click one on the background.
@@ -719,11 +730,11 @@ impl<'a> Walk<'a> {
                 .await;
             if stepped.is_err() {
                 self.actions.pop();
-                return false;
+                return (false, found);
             }
             let acted = std::time::Instant::now();
             let Ok(page) = lab.settled(&self.probes).await else {
-                return true;
+                return (true, found);
             };
             let page = lab
                 .judge_step(
@@ -739,11 +750,12 @@ impl<'a> Walk<'a> {
             spend.reached(lab);
             let new = spend.compass.walked(&page.edges);
             spend.compass.keep(&self.actions, new);
+            found += new;
             lab.tell_action(&self.label, &self.actions[index]).await;
             self.run.pages.push(page);
             self.history = moved(self.history, &self.actions[index]);
         }
-        false
+        (false, found)
     }
 
     /// Looks at the page the move left, once it shows something to act on; false when it

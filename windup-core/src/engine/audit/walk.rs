@@ -499,11 +499,29 @@ pub(super) fn state_of(digest: &PageDigest, typed: bool) -> u64 {
     hasher.finish()
 }
 
-/// What the run has met and tried: the states, and how often each move was made in each.
+/// What the run has met and tried: the states, how often each move was made in each, and, for
+/// the coverage strategy, how often each move (in any state) reached code no walk had run.
 #[derive(Debug, Default)]
 pub(super) struct Visits {
     states: HashSet<u64>,
     tried: HashMap<(u64, String), u32>,
+    gains: HashMap<String, Gain>,
+}
+
+/// A move's record in reaching new code: how often it was made, and how often that reached
+/// edges no walk had reached before.
+#[derive(Debug, Default, Clone, Copy)]
+struct Gain {
+    made: u32,
+    found: u32,
+}
+
+impl Gain {
+    /// The chance that making the move once more reaches new code, by its record (a move never
+    /// made has even odds; each make that found nothing lowers them).
+    fn odds(self) -> f64 {
+        f64::from(self.found + 1) / f64::from(self.made + 2)
+    }
 }
 
 impl Visits {
@@ -513,6 +531,13 @@ impl Visits {
 
     pub(super) fn made(&mut self, state: u64, key: &str) {
         *self.tried.entry((state, key.to_owned())).or_default() += 1;
+    }
+
+    /// A move was made and reached `new` edges no walk had reached.
+    pub(super) fn gained(&mut self, key: &str, new: usize) {
+        let gain = self.gains.entry(key.to_owned()).or_default();
+        gain.made += 1;
+        gain.found += u32::from(new > 0);
     }
 
     fn times(&self, state: u64, key: &str) -> u32 {
@@ -530,8 +555,10 @@ impl Visits {
     }
 
     /// The move to make: by the weights alone (uniform over what a person does), or, for
-    /// coverage, each weight times how new the move is in this state — a move never made here
-    /// four times as likely, one made `n` times `1/(n+1)` as likely.
+    /// novelty, each weight times how new the move is in this state — a move never made here
+    /// four times as likely, one made `n` times `1/(n+1)` as likely. Coverage weighs that again
+    /// by the move's odds of reaching new code (from half to one and a half times): a move
+    /// that keeps running only code already run loses its share to those that open new code.
     pub(super) fn choose(
         &self,
         strategy: Strategy,
@@ -543,10 +570,18 @@ impl Visits {
             .iter()
             .map(|m| match strategy {
                 Strategy::Uniform => m.weight,
-                Strategy::Coverage | Strategy::Novelty => match self.times(state, &m.key) {
-                    0 => m.weight * 4.0,
-                    n => m.weight / f64::from(n + 1),
-                },
+                Strategy::Coverage | Strategy::Novelty => {
+                    let novel = match self.times(state, &m.key) {
+                        0 => m.weight * 4.0,
+                        n => m.weight / f64::from(n + 1),
+                    };
+                    if strategy == Strategy::Coverage {
+                        let gain = self.gains.get(&m.key).copied().unwrap_or_default();
+                        novel * (0.5 + 2.0 * gain.odds())
+                    } else {
+                        novel
+                    }
+                }
             })
             .collect();
         rng.weighted(&weights)
@@ -896,6 +931,43 @@ mod tests {
             .filter(|_| visits.choose(Strategy::Uniform, state, &moves, &mut rng) == Some(1))
             .count();
         assert!((400..600).contains(&uniform), "{uniform}");
+    }
+
+    #[test]
+    fn coverage_leans_away_from_moves_that_keep_running_old_code() {
+        let page = digest(
+            vec![control("button", "One"), control("button", "Two")],
+            Vec::new(),
+        );
+        let moves: Vec<Move> = offered(&page)
+            .into_iter()
+            .filter(|m| m.key.starts_with("click"))
+            .collect();
+        let state = state_of(&page, false);
+        let mut visits = Visits::default();
+        // Both made as often here; the first found new code once in ten, the second each time.
+        for n in 0..10 {
+            visits.made(state, &moves[0].key);
+            visits.gained(&moves[0].key, usize::from(n == 0));
+            visits.made(state, &moves[1].key);
+            visits.gained(&moves[1].key, 3);
+        }
+        let mut rng = Rng::new(3);
+        let second = |visits: &Visits, strategy, rng: &mut Rng| {
+            (0..1000)
+                .filter(|_| visits.choose(strategy, state, &moves, rng) == Some(1))
+                .count()
+        };
+        let coverage = second(&visits, Strategy::Coverage, &mut rng);
+        assert!(
+            (650..850).contains(&coverage),
+            "the move that keeps finding code: {coverage} in 1000"
+        );
+        let novelty = second(&visits, Strategy::Novelty, &mut rng);
+        assert!(
+            (400..600).contains(&novelty),
+            "novelty ignores code: {novelty}"
+        );
     }
 
     #[test]
