@@ -224,6 +224,44 @@ async fn the_audit_counts_the_apps_code_unless_asked_not_to() {
     assert!(stored_events(&project, &uncounted.run_id, "coverage").is_empty());
 }
 
+/// The coverage strategy keeps the walk prefixes that reached new edges and starts walks from
+/// them; novelty never does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn coverage_guided_walks_start_from_prefixes_that_reached_new_code() {
+    let app = todo("none").await;
+    let mut small = budget(6);
+    small.walk_length = 8;
+    let run = |strategy| {
+        let project = Project::with(&[]);
+        let url = app.url().to_owned();
+        async move {
+            AuditRun::new(project.settings_with("", &|_| None), url.parse().unwrap())
+                .seed(5)
+                .budget(small)
+                .strategy(strategy)
+                .invariants_dir(repo("examples/todo/invariants"))
+                .run()
+                .await
+                .unwrap()
+        }
+    };
+    let steered = run(windup_core::engine::audit::Strategy::Coverage).await;
+    let code = &steered.outcome.code;
+    assert_eq!(code.off, None, "{code:?}");
+    assert!(
+        code.prefixes > 0,
+        "prefixes that reached new code are kept: {code:?}"
+    );
+    assert!(
+        code.from_prefix > 0 && code.from_prefix < 6,
+        "some walks, not all, start from one: {code:?}"
+    );
+    let novel = run(windup_core::engine::audit::Strategy::Novelty).await;
+    let code = &novel.outcome.code;
+    assert!(code.reached > 0, "{code:?}");
+    assert_eq!((code.prefixes, code.from_prefix), (0, 0), "{code:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_seed_makes_the_same_findings() {
     let small = {

@@ -81,6 +81,17 @@ async fn page(UrlPath(name): UrlPath<String>) -> Response {
 
 /// A page that changes every 2 ms: one timer writes its count into `#a`, rebuilds the rows, writes
 /// `#c` in a frame and then `#b`. A reading spread over two moments would see `#a` and `#b` differ.
+/// A field that lists each key pressed in it, with Shift when the event says so.
+const KEYS: &str = r#"<!doctype html><html><head><title>Keys</title></head><body>
+<input id="field" aria-label="Field"><ol id="keys"></ol>
+<script>
+document.getElementById('field').addEventListener('keydown', (e) => {
+  const li = document.createElement('li');
+  li.textContent = (e.shiftKey ? 'Shift+' : '') + e.key;
+  document.getElementById('keys').append(li);
+});
+</script></body></html>"#;
+
 const TICKING: &str = r#"<!doctype html><html><head><title>Ticking</title></head><body>
 <p id="a">0</p><ul id="rows"><li>0</li></ul><iframe id="f" srcdoc="<p id='c'>0</p>"></iframe><p id="b">0</p>
 <script>
@@ -339,6 +350,7 @@ fn fixture(name: &str) -> Option<(StatusCode, String)> {
         "rendered.html" => ok(RENDERED),
         "load-error.html" => ok(LOAD_ERROR),
         "ticking.html" => ok(TICKING),
+        "keys.html" => ok(KEYS),
         "server-error.html" => Some((StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR.to_owned())),
         "orders.html" => Some((StatusCode::OK, orders(0, false))),
         "orders-twice.html" => Some((StatusCode::OK, orders(1, false))),
@@ -1410,6 +1422,54 @@ async fn a_submission_that_replaces_nothing_is_not_waited_for_until_the_deadline
             "{kind}: the click waited for a page that never goes: {took:?}"
         );
         rig.close().await;
+    }
+}
+
+/// Typing a capital or an upper sign holds Shift around it, as a person and Send Keys do, so the
+/// page's key events are the same over WebDriver Classic and BiDi, in each browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shifted_character_is_typed_with_shift_over_either_protocol() {
+    let field = json!({
+        "selector": "#field",
+        "identity": { "tag": "input", "name": "Field" }
+    });
+    let plan = common::plan(
+        "keys",
+        "/keys.html",
+        json!([
+            { "id": "t", "type": "type", "target": field, "value": "aB!c", "expect": [
+                { "kind": "input_value", "selector": "#field", "value": "aB!c" }
+            ]}
+        ]),
+    );
+    for kind in common::browsers() {
+        for protocol in [Protocol::Classic, Protocol::Bidi] {
+            let rig = Rig::start_speaking(kind, protocol).await;
+            rig.executor()
+                .run(&plan)
+                .await
+                .unwrap_or_else(|f| panic!("{kind} over {}: {f}", protocol.as_str()));
+            let seen = rig.observe(&[("#keys li", Field::Text)]).await;
+            // Shift's own events aside (chromedriver's Send Keys presses it anew for each sign).
+            let keys: Vec<String> = seen
+                .texts(&Probe {
+                    selector: "#keys li".to_owned(),
+                    field: Field::Text,
+                })
+                .expect("the keys are read")
+                .iter()
+                .map(|k| k.text().into_owned())
+                .filter(|k| !matches!(k.as_str(), "Shift" | "Shift+Shift"))
+                .collect();
+            // geckodriver's Send Keys types the character alone (docs/browsers.md#firefox).
+            let expected = if kind == BrowserKind::Firefox && protocol == Protocol::Classic {
+                ["a", "B", "!", "c"]
+            } else {
+                ["a", "Shift+B", "Shift+!", "c"]
+            };
+            assert_eq!(keys, expected, "{kind} over {}", protocol.as_str());
+            rig.close().await;
+        }
     }
 }
 

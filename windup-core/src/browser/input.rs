@@ -77,13 +77,25 @@ fn modifier(key: char) -> bool {
     matches!(key, '\u{E008}'..='\u{E00A}' | '\u{E03D}' | '\u{E050}'..='\u{E053}')
 }
 
+const SHIFT: char = '\u{E008}';
+
+/// Whether a person types `key` with Shift held, on the US keyboard WebDriver's key tables
+/// assume: a capital letter, or the upper sign of a key with two.
+fn shifted(key: char) -> bool {
+    key.is_ascii_uppercase() || "~!@#$%^&*()_+{}|:\"<>?".contains(key)
+}
+
 /// The key actions that type `keys` as Classic's Element Send Keys reads them: each character
-/// pressed and released, a modifier held until it comes again or NULL releases it, a line break
-/// pressed as Enter and a tab as Tab (as chromedriver types them), and every key let go at the
-/// end, so that the session's keyboard is left as it was found.
+/// pressed and released, a shifted one (a capital, `!`, `?` …) with Shift held around it as
+/// Send Keys holds it (so the page's events say `shiftKey`), a modifier held until it comes
+/// again or NULL releases it, a line break pressed as Enter and a tab as Tab (as chromedriver
+/// types them), and every key let go at the end, so that the session's keyboard is left as it
+/// was found.
 pub(crate) fn keyboard(keys: &str) -> Value {
     let mut actions = Vec::with_capacity(keys.len() * 2);
     let mut held: Vec<char> = Vec::new();
+    // Shift pressed for shifted characters (not sent as a key): let go at the first other.
+    let mut shifting = false;
     let mut previous = None;
     for typed in keys.chars() {
         let key = match typed {
@@ -97,6 +109,12 @@ pub(crate) fn keyboard(keys: &str) -> Value {
             key => key,
         };
         previous = Some(typed);
+        let shift = shifted(key) && !held.contains(&SHIFT);
+        if shift != shifting {
+            let way = if shift { "keyDown" } else { "keyUp" };
+            actions.push(json!({ "type": way, "value": SHIFT.to_string() }));
+            shifting = shift;
+        }
         if key == NULL {
             release(&mut held, &mut actions);
         } else if modifier(key) {
@@ -114,6 +132,9 @@ pub(crate) fn keyboard(keys: &str) -> Value {
             actions.push(json!({ "type": "keyDown", "value": key.to_string() }));
             actions.push(json!({ "type": "keyUp", "value": key.to_string() }));
         }
+    }
+    if shifting {
+        actions.push(json!({ "type": "keyUp", "value": SHIFT.to_string() }));
     }
     release(&mut held, &mut actions);
     json!([{ "type": "key", "id": "windup-keys", "actions": actions }])
@@ -237,5 +258,33 @@ mod tests {
             ]
         );
         assert_eq!(keyboard("x")[0]["type"], "key");
+        // A shifted character is typed with Shift held, as Send Keys types it: held across a
+        // run of them, let go before the next other key and at the end.
+        assert_eq!(
+            typed("aBC!d?"),
+            [
+                "a down",
+                "a up",
+                "Shift down",
+                "B down",
+                "B up",
+                "C down",
+                "C up",
+                "! down",
+                "! up",
+                "Shift up",
+                "d down",
+                "d up",
+                "Shift down",
+                "? down",
+                "? up",
+                "Shift up"
+            ]
+        );
+        // Under a Shift sent as a key, no second one is pressed.
+        assert_eq!(
+            typed("\u{E008}A"),
+            ["Shift down", "A down", "A up", "Shift up"]
+        );
     }
 }

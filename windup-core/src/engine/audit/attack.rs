@@ -749,7 +749,9 @@ impl<'a> Walk<'a> {
                 .await;
             spend.reached(lab);
             let new = spend.compass.walked(&page.edges);
-            spend.compass.keep(&self.actions, new);
+            if lab.config.strategy == super::Strategy::Coverage {
+                spend.compass.keep(&self.actions, new);
+            }
             found += new;
             lab.tell_action(&self.label, &self.actions[index]).await;
             self.run.pages.push(page);

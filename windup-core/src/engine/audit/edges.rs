@@ -43,6 +43,16 @@ pub struct CodeCoverage {
     /// Edges reached over the audit's time: (milliseconds since it began, edges), each time
     /// the count grew, at most twice a second.
     pub over_time: Vec<(u64, usize)>,
+    /// With the `coverage` strategy: the walk prefixes kept because they reached new edges
+    /// (the corpus holds the best 64 of them), and the walks that started from one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub prefixes: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub from_prefix: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The coverage as the audit follows it, and the corpus of productive prefixes.
@@ -139,6 +149,7 @@ impl Compass {
         if found == 0 || actions.is_empty() {
             return;
         }
+        self.code.prefixes += 1;
         self.corpus.push(Seed {
             actions: actions.to_vec(),
             found,
@@ -175,6 +186,7 @@ impl Compass {
         let Some(index) = rng.weighted(&energies) else {
             return Start::Fresh;
         };
+        self.code.from_prefix += 1;
         let seed = &mut self.corpus[index];
         seed.picked += 1;
         let whole = seed.actions.len();
@@ -292,6 +304,7 @@ mod tests {
             Start::From(actions) => actions[0].target == click(1).target,
             Start::Fresh => true,
         }));
+        assert_eq!((compass.code.prefixes, compass.code.from_prefix), (1, from));
     }
 
     #[test]

@@ -146,8 +146,16 @@ fn code_reached(code: &crate::engine::audit::CodeCoverage) -> Option<String> {
             curve[n - 2..].join(", ")
         ),
     };
+    let steered = match code.prefixes {
+        0 => String::new(),
+        n => format!(
+            "; {n} walk prefix{} kept for reaching new edges, {} started from one",
+            if n == 1 { "" } else { "es" },
+            count(code.from_prefix, "walk")
+        ),
+    };
     Some(format!(
-        "  the app's code: {} of {} reached{share} in {}{uncounted}{curve}",
+        "  the app's code: {} of {} reached{share} in {}{uncounted}{steered}{curve}",
         code.reached,
         count(code.edges as usize, "edge"),
         count(code.scripts, "script"),

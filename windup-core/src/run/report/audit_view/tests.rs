@@ -200,6 +200,24 @@ fn the_summary_says_what_was_found_why_it_stopped_and_where_it_is() {
         ),
         "{text}"
     );
+    // The app's code it reached, and how the coverage strategy steered by it.
+    late.outcome.code = crate::engine::audit::CodeCoverage {
+        reached: 90,
+        edges: 120,
+        scripts: 2,
+        over_time: vec![(1_000, 40), (9_000, 90)],
+        prefixes: 12,
+        from_prefix: 4,
+        ..Default::default()
+    };
+    let text = rendered(&summary(late));
+    assert!(
+        text.contains(
+            "the app's code: 90 of 120 edges reached (75.0%) in 2 scripts; 12 walk prefixes kept \
+             for reaching new edges, 4 walks started from one; over time: 40 at 1.0 s, 90 at 9.0 s"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
