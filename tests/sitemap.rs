@@ -90,10 +90,11 @@ fn scanned_after(project: &Project, visited: &BTreeSet<String>) {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let shop = ScanOptions {
         app: Some("cargo-windup/shop".into()),
+        ..ScanOptions::default()
     };
     let found = scan(repo, &shop).unwrap();
     let map = MapFile::of(project.root())
-        .update(|map| map.scanned(&found.routes, None, "2026-12-02T12:00:00Z"))
+        .update(|map| map.scanned("", &found.routes, None, "2026-12-02T12:00:00Z"))
         .unwrap();
     let visited: BTreeSet<String> = visited.iter().map(|p| map.pattern_of(p)).collect();
     let mut unvisited = 0;

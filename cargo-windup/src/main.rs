@@ -195,6 +195,8 @@ enum CliError {
     Findings,
     /// A secret value was found in a file Windup wrote or in its output: 6.
     Leak,
+    /// A scan met source files that do not parse (and was not told to keep going): 7.
+    Unparsed(String),
 }
 
 impl CliError {
@@ -206,13 +208,16 @@ impl CliError {
             CliError::ReadOnly => 4,
             CliError::Budget => 5,
             CliError::Leak => 6,
+            CliError::Unparsed(_) => 7,
         }
     }
 
     /// What to print, when the run has not said it already.
     fn message(&self) -> Option<&str> {
         match self {
-            CliError::Usage(message) | CliError::Browser(message) => Some(message),
+            CliError::Usage(message) | CliError::Browser(message) | CliError::Unparsed(message) => {
+                Some(message)
+            }
             _ => None,
         }
     }

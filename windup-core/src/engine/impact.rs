@@ -205,22 +205,24 @@ fn touches(change: &Change, lines: Option<[u32; 2]>) -> bool {
     }
 }
 
-/// The routes the last scan left in the map: each page's static claim, stale ones too (a
-/// page gone from the source is a change to the scenarios that cross it).
+/// The routes the last scans left in the map: each page's static claims (one per app of a
+/// repository of several), stale ones too (a page gone from the source is a change to the
+/// scenarios that cross it).
 pub fn routes_in_map(map: &SiteMap) -> Vec<Route> {
     map.pages
         .iter()
-        .filter_map(|page| {
-            let claim = page
-                .claims
+        .flat_map(|page| {
+            page.claims
                 .iter()
-                .find(|c| c.source == crate::model::sitemap::Source::Static)?;
-            Some(Route {
-                pattern: page.pattern.clone(),
-                file: claim.file.clone()?,
-                lines: claim.lines,
-                elements: Vec::new(),
-            })
+                .filter(|c| c.source == crate::model::sitemap::Source::Static)
+                .filter_map(|claim| {
+                    Some(Route {
+                        pattern: page.pattern.clone(),
+                        file: claim.file.clone()?,
+                        lines: claim.lines,
+                        ..Route::default()
+                    })
+                })
         })
         .collect()
 }
@@ -344,7 +346,7 @@ diff --git a/README.md b/README.md
             pattern: pattern.to_owned(),
             file: file.to_owned(),
             lines,
-            elements: Vec::new(),
+            ..Route::default()
         }
     }
 
@@ -372,7 +374,7 @@ diff --git a/README.md b/README.md
             route("/", "src/pages.rs", Some([1, 9])),
         ];
         let mut map = SiteMap::default();
-        map.scanned(&routes, None, "2026-12-02T10:00:00Z");
+        map.scanned("", &routes, None, "2026-12-02T10:00:00Z");
         let records = [
             record("order-history", &["/products/mug", "/orders"]),
             record("checkout", &["/", "/orders/1042"]),

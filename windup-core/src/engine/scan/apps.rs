@@ -13,9 +13,33 @@ pub struct App {
     pub dir: PathBuf,
     /// Its Cargo.toml depends on axum or Leptos.
     pub rust: bool,
-    /// Its package.json depends on next or react-router.
+    /// Its package.json depends on next or react-router, or it has a `next.config.*`.
     pub js: bool,
+    /// The routing dependencies its manifests name (`axum`, `next`, `react-router-dom` …).
+    pub dependencies: Vec<String>,
+    /// Its Next.js configuration file (`next.config.mjs`), when it has one.
+    pub next_config: Option<String>,
 }
+
+impl App {
+    /// Whether a manifest names one of `names`: the first found, with its manifest.
+    pub(crate) fn depends_on(&self, names: &[&str]) -> Option<String> {
+        let name = names
+            .iter()
+            .find(|n| self.dependencies.iter().any(|d| d == *n))?;
+        let manifest = if self.rust && RUST.contains(name) {
+            "Cargo.toml"
+        } else {
+            "package.json"
+        };
+        Some(format!("`{name}` in {manifest}"))
+    }
+}
+
+/// The dependencies that make a crate an app the scan reads.
+const RUST: &[&str] = &["axum", "leptos", "leptos_router"];
+/// The dependencies that make a package an app the scan reads.
+const JS: &[&str] = &["next", "react-router", "react-router-dom"];
 
 /// Every app under `root`, sorted by directory.
 pub fn find_apps(root: &Path) -> Vec<App> {
@@ -27,21 +51,27 @@ pub fn find_apps(root: &Path) -> Vec<App> {
 
 fn look(root: &Path, dir: &Path, depth: usize, found: &mut Vec<App>) {
     let here = root.join(dir);
-    let rust = depends(
-        &here.join("Cargo.toml"),
-        &["axum", "leptos", "leptos_router"],
-        cargo_dependencies,
-    );
-    let js = depends(
-        &here.join("package.json"),
-        &["next", "react-router", "react-router-dom"],
-        npm_dependencies,
-    );
+    let crate_deps = depends(&here.join("Cargo.toml"), RUST, cargo_dependencies);
+    let npm_deps = depends(&here.join("package.json"), JS, npm_dependencies);
+    let next_config = here
+        .join("package.json")
+        .is_file()
+        .then(|| {
+            ["js", "mjs", "cjs", "ts", "mts"]
+                .iter()
+                .map(|ext| format!("next.config.{ext}"))
+                .find(|name| here.join(name).is_file())
+        })
+        .flatten();
+    let rust = !crate_deps.is_empty();
+    let js = !npm_deps.is_empty() || next_config.is_some();
     if rust || js {
         found.push(App {
             dir: dir.to_path_buf(),
             rust,
             js,
+            dependencies: crate_deps.into_iter().chain(npm_deps).collect(),
+            next_config,
         });
     }
     if depth == DEPTH {
@@ -63,10 +93,16 @@ fn look(root: &Path, dir: &Path, depth: usize, found: &mut Vec<App>) {
     }
 }
 
-fn depends(manifest: &Path, wanted: &[&str], read: fn(&str) -> Vec<String>) -> bool {
+/// The names of `wanted` that the manifest's dependencies hold.
+fn depends(manifest: &Path, wanted: &[&str], read: fn(&str) -> Vec<String>) -> Vec<String> {
     std::fs::read_to_string(manifest)
-        .map(|text| read(&text).iter().any(|d| wanted.contains(&d.as_str())))
-        .unwrap_or(false)
+        .map(|text| {
+            read(&text)
+                .into_iter()
+                .filter(|d| wanted.contains(&d.as_str()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A Cargo.toml's dependency names (normal and dev, and a workspace's shared ones).

@@ -55,17 +55,19 @@ pub fn file_hash(text: &str) -> String {
 pub async fn assist(settings: &Settings, scan: &Scan, map: &SiteMap, ask: bool) -> Assisted {
     let mut assisted = Assisted::default();
     let mut pending = Vec::new();
-    for unresolved in &scan.unresolved {
-        let Ok(text) = std::fs::read_to_string(settings.root.join(&unresolved.file)) else {
+    let mut files: Vec<&str> = scan.unresolved.iter().map(|u| u.file.as_str()).collect();
+    files.dedup();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(settings.root.join(file)) else {
             continue;
         };
         let hash = file_hash(&text);
         match map.assist_seen.get(&hash) {
             Some(answer) => {
                 assisted.remembered += 1;
-                assisted.routes.extend(routes_of(answer, &unresolved.file));
+                assisted.routes.extend(routes_of(answer, file));
             }
-            None => pending.push((unresolved.file.clone(), hash, text)),
+            None => pending.push((file.to_owned(), hash, text)),
         }
     }
     let Some(llm) = settings.llm.as_ref().filter(|_| ask && !pending.is_empty()) else {
@@ -176,8 +178,12 @@ fn routes_of(answer: &str, file: &str) -> Vec<Route> {
         .map(|pattern| Route {
             pattern,
             file: file.to_owned(),
-            lines: None,
-            elements: Vec::new(),
+            provenance: crate::model::sitemap::Provenance {
+                framework: "model assist".to_owned(),
+                file: file.to_owned(),
+                ..Default::default()
+            },
+            ..Route::default()
         })
         .collect()
 }

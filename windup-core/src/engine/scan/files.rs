@@ -43,6 +43,28 @@ fn walk(dir: &Path, extensions: &[&str], found: &mut Vec<PathBuf>) {
     }
 }
 
+/// `path` with its `.` parts dropped and each `..` taking the part before it away, without
+/// asking the file system (`src/routes/../account/Orders.tsx` is `src/account/Orders.tsx`): one
+/// name per file, in the scan, the map and impact alike. A `..` above the start is kept.
+pub(crate) fn clean(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(part),
+            },
+            other => out.push(other),
+        }
+    }
+    out.iter().collect()
+}
+
 /// A path with `/` between its parts, as the map keeps files.
 pub(crate) fn slashed(path: &Path) -> String {
     path.components()
@@ -52,9 +74,10 @@ pub(crate) fn slashed(path: &Path) -> String {
         .join("/")
 }
 
-/// `path` relative to `root`, slashed.
+/// `path` relative to `root`, cleaned and slashed.
 pub(crate) fn relative(root: &Path, path: &Path) -> String {
-    slashed(path.strip_prefix(root).unwrap_or(path))
+    let path = clean(path);
+    slashed(path.strip_prefix(clean(root)).unwrap_or(&path))
 }
 
 /// A parsed source file.
@@ -62,6 +85,19 @@ pub(crate) struct Source {
     pub path: PathBuf,
     pub text: String,
     pub tree: tree_sitter::Tree,
+    /// The file's first syntax error, when it has one: what was read of it is what tree-sitter
+    /// recovered.
+    pub error: Option<SyntaxError>,
+}
+
+/// Where a file stops being valid source, and why, as the language's own parser says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    /// From 1.
+    pub line: u32,
+    /// From 1, in characters.
+    pub column: u32,
+    pub what: String,
 }
 
 impl Source {
@@ -71,10 +107,19 @@ impl Source {
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(language).ok()?;
         let tree = parser.parse(&text, None)?;
+        // tree-sitter recovers from what it cannot read, and its grammars lag the languages a
+        // little: the language's own parser (syn for Rust, oxc for JavaScript and TypeScript)
+        // decides whether the file is broken, and where.
+        let error = if tree.root_node().has_error() {
+            confirmed(path, &text)
+        } else {
+            None
+        };
         Some(Source {
             path: path.to_path_buf(),
             text,
             tree,
+            error,
         })
     }
 
@@ -101,6 +146,50 @@ impl Source {
             })
             .map(Source::lines_of)
     }
+}
+
+/// The first syntax error of `text` (the file at `path`) by the language's own parser; None
+/// when it parses.
+fn confirmed(path: &Path, text: &str) -> Option<SyntaxError> {
+    if path.extension().is_some_and(|e| e == "rs") {
+        let error = syn::parse_file(text).err()?;
+        let at = error.span().start();
+        return Some(SyntaxError {
+            line: u32::try_from(at.line).unwrap_or(u32::MAX).max(1),
+            column: u32::try_from(at.column + 1).unwrap_or(u32::MAX),
+            what: error.to_string(),
+        });
+    }
+    let source_type = oxc_span::SourceType::from_path(path).ok()?;
+    let allocator = oxc_allocator::Allocator::default();
+    let parsed = oxc_parser::Parser::new(&allocator, text, source_type).parse();
+    let error = parsed.errors.first()?;
+    let offset = error
+        .labels
+        .as_ref()
+        .and_then(|labels| labels.first())
+        .map_or(0, |label| label.offset());
+    let (line, column) = line_and_column(text, offset);
+    Some(SyntaxError {
+        line,
+        column,
+        what: error.message.to_string(),
+    })
+}
+
+/// The line and column (from 1; the column in characters) of a byte offset of `text`.
+pub(crate) fn line_and_column(text: &str, offset: usize) -> (u32, u32) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (
+        u32::try_from(line).unwrap_or(u32::MAX),
+        u32::try_from(column).unwrap_or(u32::MAX),
+    )
 }
 
 /// Every node under `node`, depth first, in source order.

@@ -10,7 +10,7 @@ use tree_sitter::Node;
 
 use super::files::{self, Source, descendants};
 use super::{Framework, Scan, Unresolved, normal};
-use crate::model::sitemap::Route;
+use crate::model::sitemap::{Provenance, Route};
 
 /// The tags that declare routes.
 const ROUTE_TAGS: &[&str] = &[
@@ -37,6 +37,9 @@ pub(crate) fn scan(root: &Path, dir: &Path, scan: &mut Scan) {
         .collect();
     let mut found = false;
     for source in &sources {
+        scan.parsed(root, source);
+    }
+    for source in &sources {
         for view in descendants(source.tree.root_node())
             .into_iter()
             .filter(|n| is_view(source, *n))
@@ -53,13 +56,20 @@ pub(crate) fn scan(root: &Path, dir: &Path, scan: &mut Scan) {
                     file: files::relative(root, &file),
                     lines: Some(lines),
                     elements: Vec::new(),
+                    provenance: Provenance {
+                        framework: Framework::Leptos.to_string(),
+                        file: files::relative(root, &source.path),
+                        line,
+                        partial: false,
+                    },
                 });
             }
-            if let Some(why) = routes.unresolved {
-                let file = files::relative(root, &source.path);
-                if !scan.unresolved.iter().any(|u| u.file == file) {
-                    scan.unresolved.push(Unresolved { file, why });
-                }
+            if let Some((line, why)) = routes.unresolved {
+                scan.unresolved.push(Unresolved {
+                    file: files::relative(root, &source.path),
+                    line,
+                    why,
+                });
             }
         }
     }
@@ -107,7 +117,8 @@ fn tokens<'a>(source: &'a Source, view: Node<'_>) -> Vec<Token<'a>> {
 #[derive(Debug, Default)]
 struct Routes {
     found: Vec<(String, String, u32)>,
-    unresolved: Option<String>,
+    /// The first route it could not read: its line and why.
+    unresolved: Option<(u32, String)>,
 }
 
 /// An open route tag with children.
@@ -197,9 +208,12 @@ impl Routes {
                     Some(_) => {}
                     None => {
                         self.unresolved.get_or_insert_with(|| {
-                            format!(
-                                "a <Route path={}> the scan cannot read",
-                                tokens[at + 2].text
+                            (
+                                tokens[at + 2].line,
+                                format!(
+                                    "a <Route path={}> the scan cannot read",
+                                    tokens[at + 2].text
+                                ),
                             )
                         });
                     }

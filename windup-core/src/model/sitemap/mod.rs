@@ -66,6 +66,11 @@ pub struct Claim {
     /// them: an axum handler's function. None: the whole file is the page's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<[u32; 2]>,
+    /// The app of a repository of several whose scan made a static claim (its directory,
+    /// `apps/web`); None for a project of one app. Each app keeps its own claims: a scan of one
+    /// never renews or stales another's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
 }
 
 /// An interactive element a page shows: how a person names it.
@@ -227,14 +232,33 @@ pub fn action_words(kind: crate::model::plan::ActionKind, target: Option<&str>) 
 }
 
 /// A route a scan found in the source.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Route {
     pub pattern: String,
     /// The source file that renders the page, relative to the project's root.
     pub file: String,
     /// The lines of `file` that render it (first and last, from 1); None: the whole file.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<[u32; 2]>,
     pub elements: Vec<MapElement>,
+    /// How the scan knows it.
+    pub provenance: Provenance,
+}
+
+/// Where and how a scan read a route: the convention that declares it (`react-router`,
+/// `Next.js app/`, `axum`, `Leptos`), the file and line of the declaration (a `<Route>`, a route
+/// object, a `.route(…)` call, the page file itself), and whether that file parsed only in part.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    pub framework: String,
+    /// Relative to the project's root, with `/`.
+    pub file: String,
+    /// From 1; 0 when the declaration is the whole file (a Next.js page).
+    pub line: u32,
+    /// The declaring file has a syntax error: the route was recovered from what did parse, and
+    /// routes beside it may be missing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 impl SiteMap {
@@ -319,15 +343,19 @@ impl SiteMap {
         }
     }
 
-    /// Merges a scan of the source at `at` (commit `sha`): each route's static claim is made or
-    /// renewed; a static claim on a page the scan no longer finds goes stale.
-    pub fn scanned(&mut self, routes: &[Route], sha: Option<&str>, at: &str) {
+    /// Merges a scan of `app`'s source (its directory; `""` for a project of one app) at `at`
+    /// (commit `sha`): each route's static claim of that app is made or renewed; a static claim
+    /// of that app on a page the scan no longer finds goes stale. Other apps' claims stay as
+    /// they are.
+    pub fn scanned(&mut self, app: &str, routes: &[Route], sha: Option<&str>, at: &str) {
+        let app = (!app.is_empty()).then(|| app.to_owned());
         for route in routes {
             let index = self.page_index(&route.pattern);
             let page = &mut self.pages[index];
-            touch(
+            touch_app(
                 &mut page.claims,
                 Source::Static,
+                app.as_deref(),
                 at,
                 Some((&route.file, route.lines)),
             );
@@ -339,7 +367,11 @@ impl SiteMap {
         }
         for page in &mut self.pages {
             let found = routes.iter().any(|r| r.pattern == page.pattern);
-            if let Some(claim) = page.claims.iter_mut().find(|c| c.source == Source::Static) {
+            if let Some(claim) = page
+                .claims
+                .iter_mut()
+                .find(|c| c.source == Source::Static && c.app == app)
+            {
                 claim.stale = !found;
             }
         }
@@ -479,7 +511,21 @@ fn touch(
     at: &str,
     file: Option<(&str, Option<[u32; 2]>)>,
 ) {
-    let index = match claims.iter().position(|c| c.source == source) {
+    touch_app(claims, source, None, at, file);
+}
+
+/// Makes or renews the claim of `source` (and, for a static one, of `app`).
+fn touch_app(
+    claims: &mut Vec<Claim>,
+    source: Source,
+    app: Option<&str>,
+    at: &str,
+    file: Option<(&str, Option<[u32; 2]>)>,
+) {
+    let index = match claims
+        .iter()
+        .position(|c| c.source == source && c.app.as_deref() == app)
+    {
         Some(index) => index,
         None => {
             claims.push(Claim {
@@ -489,6 +535,7 @@ fn touch(
                 stale: false,
                 file: None,
                 lines: None,
+                app: app.map(str::to_owned),
             });
             claims.len() - 1
         }

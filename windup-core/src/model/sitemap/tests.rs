@@ -23,8 +23,7 @@ fn route(pattern: &str, file: &str) -> Route {
     Route {
         pattern: pattern.to_owned(),
         file: file.to_owned(),
-        lines: None,
-        elements: Vec::new(),
+        ..Route::default()
     }
 }
 
@@ -76,6 +75,7 @@ fn ids_collapse_and_siblings_of_one_structure_become_one_slug_page() {
 fn execution_wins_over_static_and_a_route_gone_from_the_source_goes_stale() {
     let mut map = SiteMap::default();
     map.scanned(
+        "",
         &[
             Route {
                 elements: vec![element("button", "Buy")],
@@ -103,6 +103,7 @@ fn execution_wins_over_static_and_a_route_gone_from_the_source_goes_stale() {
     // A later scan without /admin: its static claim goes stale; a scan's elements never
     // replace what a browser saw.
     map.scanned(
+        "",
         &[Route {
             elements: vec![element("button", "Buy")],
             ..route("/products/:slug", "src/main.rs")
@@ -120,7 +121,7 @@ fn execution_wins_over_static_and_a_route_gone_from_the_source_goes_stale() {
     );
     assert_eq!(map.last_scan_sha.as_deref(), Some("def456"));
     // Seen again by a run, a stale page is live again.
-    map.scanned(&[route("/admin", "src/main.rs")], None, T2);
+    map.scanned("", &[route("/admin", "src/main.rs")], None, T2);
     assert!(!map.page("/admin").unwrap().stale());
 }
 
@@ -222,7 +223,7 @@ fn shop() -> SiteMap {
         ],
         T1,
     );
-    map.scanned(&[route("/admin", "src/admin.rs")], None, T1);
+    map.scanned("", &[route("/admin", "src/admin.rs")], None, T1);
     map
 }
 
@@ -259,6 +260,7 @@ fn a_slice_keeps_to_its_budget_and_leaves_stale_pages_out() {
     // Only a scan knows these pages: each is one move from the start.
     let mut scanned = SiteMap::default();
     scanned.scanned(
+        "",
         &[
             route("/", "app/page.tsx"),
             route("/orders", "app/orders/page.tsx"),
@@ -268,7 +270,7 @@ fn a_slice_keeps_to_its_budget_and_leaves_stale_pages_out() {
     );
     let slice = scanned.slice("my orders", "/", SLICE_CHARS).unwrap();
     assert!(slice.starts_with("- /orders (in the source)\n"), "{slice}");
-    scanned.scanned(&[route("/", "app/page.tsx")], None, T2);
+    scanned.scanned("", &[route("/", "app/page.tsx")], None, T2);
     let slice = scanned.slice("my orders", "/", SLICE_CHARS).unwrap();
     assert!(!slice.contains("/orders"), "gone from the source: {slice}");
     map.pages.clear();

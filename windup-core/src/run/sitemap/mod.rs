@@ -292,11 +292,11 @@ mod tests {
             "2026-12-02T10:00:00Z",
         );
         map.scanned(
+            "",
             &[Route {
                 pattern: "/admin/<x>".to_owned(),
                 file: "src/main.rs".to_owned(),
-                lines: None,
-                elements: Vec::new(),
+                ..Route::default()
             }],
             None,
             "2026-12-02T10:00:00Z",

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use super::super::files::{self, is_skipped};
 use super::super::{Framework, Scan, normal};
 use super::{Sources, elements};
-use crate::model::sitemap::Route;
+use crate::model::sitemap::{Provenance, Route};
 
 const PAGE_EXTENSIONS: &[&str] = &["tsx", "jsx", "ts", "js", "mdx"];
 
 /// Adds the pages of the Next.js app in `dir` to `scan`.
-pub(super) fn scan(root: &Path, dir: &Path, sources: &mut Sources, scan: &mut Scan) {
+pub(super) fn scan(root: &Path, dir: &Path, why: &str, sources: &mut Sources, scan: &mut Scan) {
     for (base, framework) in [("app", Framework::NextApp), ("pages", Framework::NextPages)] {
         let Some(top) = [dir.join(base), dir.join("src").join(base)]
             .into_iter()
@@ -22,6 +22,10 @@ pub(super) fn scan(root: &Path, dir: &Path, sources: &mut Sources, scan: &mut Sc
         else {
             continue;
         };
+        scan.conventions.push(super::super::Convention {
+            framework,
+            why: format!("{why}; its {}/ directory", files::relative(dir, &top)),
+        });
         let mut pages = Vec::new();
         match framework {
             Framework::NextApp => app_pages(&top, &mut Vec::new(), &mut pages),
@@ -42,6 +46,12 @@ pub(super) fn scan(root: &Path, dir: &Path, sources: &mut Sources, scan: &mut Sc
                     file: files::relative(root, &file),
                     lines: None,
                     elements: elements.clone(),
+                    provenance: Provenance {
+                        framework: framework.to_string(),
+                        file: files::relative(root, &file),
+                        line: 0,
+                        partial: false,
+                    },
                 });
             }
         }

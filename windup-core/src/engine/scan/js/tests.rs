@@ -8,7 +8,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn fixture(name: &str) -> Scan {
-    let options = ScanOptions { app: None };
+    let options = ScanOptions::default();
     scan(&fixtures().join(name), &options).unwrap()
 }
 
@@ -166,10 +166,12 @@ export const router = createBrowserRouter([
     )
     .unwrap();
     let found = scan(dir.path(), &ScanOptions::default()).unwrap();
-    assert_eq!(
-        patterns(&found),
-        ["/", "/absolute", "/teams/:teamId", "/teams/:teamId/edit"]
-    );
+    // teams/:teamId has children and nothing of its own to render: a prefix, not a page.
+    assert_eq!(patterns(&found), ["/", "/absolute", "/teams/:teamId/edit"]);
     assert_eq!(found.unresolved.len(), 1);
     assert!(found.unresolved[0].why.contains("someVariable"));
+    assert_eq!(
+        (found.unresolved[0].file.as_str(), found.unresolved[0].line),
+        ("src/router.js", 6)
+    );
 }
