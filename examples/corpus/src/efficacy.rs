@@ -354,15 +354,22 @@ pub fn table(apps: &[App], trials: &[Trial]) -> String {
                 .get(states.len().saturating_sub(1) / 2)
                 .copied()
                 .unwrap_or(0);
-            let mut edges: Vec<usize> = all.iter().map(|t| t.edges).collect();
-            edges.sort_unstable();
-            let edges = edges
-                .get(edges.len().saturating_sub(1) / 2)
-                .copied()
-                .unwrap_or(0);
+            let median = |mut values: Vec<usize>| {
+                values.sort_unstable();
+                values
+                    .get(values.len().saturating_sub(1) / 2)
+                    .copied()
+                    .unwrap_or(0)
+            };
+            let edges: Vec<usize> = all.iter().map(|t| t.edges).collect();
+            let (fewest, most) = (
+                edges.iter().min().copied().unwrap_or(0),
+                edges.iter().max().copied().unwrap_or(0),
+            );
+            let edges = median(edges);
             out.push_str(&format!(
                 "  {rate:.1} actions/s; correct build: {states} states covered (median); \
-                 {edges} edges reached (median of all runs)\n"
+                 {edges} edges reached (median of all runs; fewest {fewest}, most {most})\n"
             ));
             for t in all.iter().filter(|t| t.error.is_some()) {
                 out.push_str(&format!(

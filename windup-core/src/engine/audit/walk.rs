@@ -904,8 +904,8 @@ mod tests {
         assert!(!keys.iter().any(|k| k.starts_with("back")), "{keys:?}");
     }
 
-    #[test]
-    fn coverage_leans_toward_moves_not_made_in_this_state() {
+    /// A page of two buttons: the moves that click them, and its state.
+    fn two_buttons() -> (Vec<Move>, u64) {
         let page = digest(
             vec![control("button", "One"), control("button", "Two")],
             Vec::new(),
@@ -914,7 +914,12 @@ mod tests {
             .into_iter()
             .filter(|m| m.key.starts_with("click"))
             .collect();
-        let state = state_of(&page, false);
+        (moves, state_of(&page, false))
+    }
+
+    #[test]
+    fn coverage_leans_toward_moves_not_made_in_this_state() {
+        let (moves, state) = two_buttons();
         let mut visits = Visits::default();
         for _ in 0..20 {
             visits.made(state, &moves[0].key);
@@ -935,15 +940,7 @@ mod tests {
 
     #[test]
     fn coverage_leans_away_from_moves_that_keep_running_old_code() {
-        let page = digest(
-            vec![control("button", "One"), control("button", "Two")],
-            Vec::new(),
-        );
-        let moves: Vec<Move> = offered(&page)
-            .into_iter()
-            .filter(|m| m.key.starts_with("click"))
-            .collect();
-        let state = state_of(&page, false);
+        let (moves, state) = two_buttons();
         let mut visits = Visits::default();
         // Both made as often here; the first found new code once in ten, the second each time.
         for n in 0..10 {

@@ -503,31 +503,24 @@ impl<'a> App<'a> {
             "identifier" | "member_expression" | "call_expression" => {
                 match self.value(source, node, depth) {
                     Some((other, value)) => self.routes_of(other, value, depth + 1),
-                    None => {
-                        self.unresolve(
-                            source,
-                            node,
-                            format!(
-                                "routes given as {} the scan cannot follow",
-                                source.text_of(node)
-                            ),
-                        );
-                        Vec::new()
-                    }
+                    None => self.cannot_follow(source, node),
                 }
             }
-            _ => {
-                self.unresolve(
-                    source,
-                    node,
-                    format!(
-                        "routes given as {} the scan cannot follow",
-                        source.text_of(node)
-                    ),
-                );
-                Vec::new()
-            }
+            _ => self.cannot_follow(source, node),
         }
+    }
+
+    /// Routes given as an expression the scan cannot follow: listed, with none read.
+    fn cannot_follow(&mut self, source: &Source, node: Node<'_>) -> Vec<Declared> {
+        self.unresolve(
+            source,
+            node,
+            format!(
+                "routes given as {} the scan cannot follow",
+                source.text_of(node)
+            ),
+        );
+        Vec::new()
     }
 
     /// What an expression evaluates to where the routes are: a constant's value (of this file
