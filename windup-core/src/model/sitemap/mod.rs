@@ -255,8 +255,8 @@ pub struct Provenance {
     pub file: String,
     /// From 1; 0 when the declaration is the whole file (a Next.js page).
     pub line: u32,
-    /// The declaring file has a syntax error: the route was recovered from what did parse, and
-    /// routes beside it may be missing.
+    /// The declaring file, or the page's own, has a syntax error: the route (and the page's
+    /// elements) were recovered from what did parse, and routes beside it may be missing.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
 }
