@@ -157,13 +157,7 @@ fn a_repository_of_several_apps_is_reported_and_scanned_one_at_a_time() {
 
 /// A copy of the fixture app in a project of its own, with `toml` for windup.toml.
 fn notes_project(toml: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = repo().join("tests/fixtures/scan/axum-app");
-    for file in ["Cargo.toml", "src/main.rs", "src/notes.rs", "src/paths.rs"] {
-        let to = dir.path().join(file);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(from.join(file), to).unwrap();
-    }
+    let dir = fixture_project("axum-app");
     std::fs::write(
         dir.path().join("windup.toml"),
         format!("scenarios = \"scenarios\"\n{toml}"),

@@ -436,7 +436,7 @@ impl<'a> App<'a> {
                 .map(|n| source.text_of(*n).to_owned())
                 .collect();
         }
-        let imports = self.imports_of(source).clone();
+        let imports = self.imports_of(source);
         names
             .iter()
             .rev()
