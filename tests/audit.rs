@@ -195,8 +195,25 @@ async fn the_audit_counts_the_apps_code_unless_asked_not_to() {
         Some(code.reached),
         "{code:?}"
     );
+    // Each edge reached is named, so that two runs can be merged.
+    assert_eq!(code.taken.len(), code.reached, "{code:?}");
     let told = stored_events(&project, &counted.run_id, "coverage");
     assert!(!told.is_empty(), "the count was told as it grew");
+    // The timeline begins while the audit explores, not at its first walk.
+    let store = AuditStore::open(&project.root().join(".windup/audits.sqlite")).unwrap();
+    let names: Vec<(String, String)> = store
+        .events_since(&counted.run_id, 0, 100_000)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.name, e.json))
+        .collect();
+    let first = |wanted: &dyn Fn(&(String, String)) -> bool| names.iter().position(wanted);
+    let counted_at = first(&|(name, _)| name == "coverage");
+    let attack_at = first(&|(name, json)| name == "phase" && json.contains("\"attack\""));
+    assert!(
+        counted_at.is_some() && attack_at.is_some() && counted_at < attack_at,
+        "{names:?}"
+    );
     let done = stored_events(&project, &counted.run_id, "done");
     assert_eq!(done[0]["code"]["reached"], code.reached, "{done:?}");
 
@@ -219,7 +236,7 @@ async fn the_audit_counts_the_apps_code_unless_asked_not_to() {
             .is_some_and(|why| why.contains("--no-coverage")),
         "{code:?}"
     );
-    assert_eq!((code.reached, code.edges), (0, 0));
+    assert_eq!((code.reached, code.edges, code.taken.len()), (0, 0, 0));
     assert!(uncounted.outcome.actions > 10, "it audited all the same");
     assert!(stored_events(&project, &uncounted.run_id, "coverage").is_empty());
 }

@@ -99,7 +99,8 @@ struct Run<'a> {
     bugs_on: bool,
 }
 
-/// The runs, in order. Windup alone audits every seed with the bugs on and off; beside Bombadil,
+/// The runs, in order. Windup alone audits every seed with the bugs on and off, its strategies
+/// in turn (so whatever else the machine does falls on each alike); beside Bombadil,
 /// each seed has both tools in turn with the bugs on, and each tool the correct build once.
 fn runs<'a>(options: &Options, apps: &'a [App]) -> Vec<Run<'a>> {
     let mut tools: Vec<(Tool, Strategy)> = Vec::new();
@@ -118,10 +119,11 @@ fn runs<'a>(options: &Options, apps: &'a [App]) -> Vec<Run<'a>> {
         bugs_on,
     };
     if options.tools == Tools::Windup {
-        for (tool, app) in tools.iter().flat_map(|t| apps.iter().map(move |a| (*t, a))) {
+        for app in apps {
             for seed in 1..=options.seeds {
-                runs.push(run(tool, app, seed, true));
-                runs.push(run(tool, app, seed, false));
+                for bugs_on in [true, false] {
+                    runs.extend(tools.iter().map(|t| run(*t, app, seed, bugs_on)));
+                }
             }
         }
         return runs;

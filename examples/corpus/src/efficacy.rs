@@ -39,6 +39,10 @@ pub struct Trial {
     pub states: usize,
     /// Distinct edges of the app's code the audit reached (0 when it was not counted).
     pub edges: usize,
+    /// Those edges, by script id and number: what several runs reached together.
+    pub taken: BTreeSet<(String, u32)>,
+    /// Edges reached over the audit's time: (milliseconds since it began, edges).
+    pub over_time: Vec<(u64, usize)>,
     pub moves: usize,
     pub stopped_by: String,
     /// The audit's error, when it ended on one.
@@ -134,6 +138,8 @@ impl Trial {
             runtime: Duration::ZERO,
             states: 0,
             edges: 0,
+            taken: BTreeSet::new(),
+            over_time: Vec::new(),
             moves: 0,
             stopped_by: String::new(),
             error: None,
@@ -153,6 +159,16 @@ impl Trial {
 
     pub fn actions_per_second(&self) -> f64 {
         self.actions as f64 / self.runtime.as_secs_f64().max(0.001)
+    }
+
+    /// The edges it had reached `at` into the audit.
+    pub fn edges_at(&self, at: Duration) -> usize {
+        let at = u64::try_from(at.as_millis()).unwrap_or(u64::MAX);
+        self.over_time
+            .iter()
+            .take_while(|(when, _)| *when <= at)
+            .last()
+            .map_or(0, |&(_, edges)| edges)
     }
 }
 
@@ -252,6 +268,8 @@ pub async fn trial(app: &App, bugs_on: bool, plan: Plan, root: &std::path::Path)
             trial.runtime = outcome.runtime;
             trial.states = outcome.coverage.states;
             trial.edges = outcome.code.reached;
+            trial.taken = outcome.code.taken;
+            trial.over_time = outcome.code.over_time;
             trial.moves = outcome.coverage.moves;
             trial.stopped_by = outcome.stopped_by;
         }
@@ -348,28 +366,10 @@ pub fn table(apps: &[App], trials: &[Trial]) -> String {
             let all: Vec<&&Trial> = buggy.iter().chain(correct.iter()).collect();
             let rate: f64 =
                 all.iter().map(|t| t.actions_per_second()).sum::<f64>() / all.len().max(1) as f64;
-            let mut states: Vec<usize> = correct.iter().map(|t| t.states).collect();
-            states.sort_unstable();
-            let states = states
-                .get(states.len().saturating_sub(1) / 2)
-                .copied()
-                .unwrap_or(0);
-            let median = |mut values: Vec<usize>| {
-                values.sort_unstable();
-                values
-                    .get(values.len().saturating_sub(1) / 2)
-                    .copied()
-                    .unwrap_or(0)
-            };
-            let edges: Vec<usize> = all.iter().map(|t| t.edges).collect();
-            let (fewest, most) = (
-                edges.iter().min().copied().unwrap_or(0),
-                edges.iter().max().copied().unwrap_or(0),
-            );
-            let edges = median(edges);
+            let states = middle(correct.iter().map(|t| t.states).collect());
             out.push_str(&format!(
-                "  {rate:.1} actions/s; correct build: {states} states covered (median); \
-                 {edges} edges reached (median of all runs; fewest {fewest}, most {most})\n"
+                "  {rate:.1} actions/s; correct build: {states} states covered (median)\n  {}\n",
+                edges_line(&all)
             ));
             for t in all.iter().filter(|t| t.error.is_some()) {
                 out.push_str(&format!(
@@ -384,6 +384,36 @@ pub fn table(apps: &[App], trials: &[Trial]) -> String {
         out.push_str(&kinds_line(&mine));
     }
     out
+}
+
+/// The edges some trials reached: the median run's, the fewest and most, at half
+/// the run's time, and what all of them reached together (how much any run left to reach).
+fn edges_line(trials: &[&&Trial]) -> String {
+    let edges: Vec<usize> = trials.iter().map(|t| t.edges).collect();
+    let (fewest, most) = (
+        edges.iter().min().copied().unwrap_or(0),
+        edges.iter().max().copied().unwrap_or(0),
+    );
+    let early = middle(trials.iter().map(|t| t.edges_at(t.runtime / 2)).collect());
+    let together = trials
+        .iter()
+        .flat_map(|t| t.taken.iter())
+        .collect::<BTreeSet<_>>()
+        .len();
+    format!(
+        "{} edges reached (median of all runs; fewest {fewest}, most {most}; \
+         {early} at half time; {together} by all runs together)",
+        middle(edges)
+    )
+}
+
+/// The middle of some counts (the lower middle one); 0 of none.
+fn middle(mut values: Vec<usize>) -> usize {
+    values.sort_unstable();
+    values
+        .get(values.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// Which kinds of move the findings' regression tests make, over all `trials`, and which of

@@ -6,7 +6,7 @@
 //! (`network.continueRequest`). BiDi cannot yet change a response body the browser fetched
 //! itself (w3c/webdriver-bidi#541), so the script is fetched once, here, instead of there.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -406,6 +406,15 @@ impl super::Session {
     /// What counting the edges saw so far; `None` when [`Self::cover`] was not asked or failed.
     pub fn coverage(&self) -> Option<CoverageStats> {
         lock(&self.covering).as_ref().map(Covering::stats)
+    }
+
+    /// Every edge the session's observations saw taken, by its script's id and its number: what
+    /// two runs reached together, as lcov files are merged. Empty when nothing was counted.
+    pub fn edges_taken(&self) -> BTreeSet<(String, u32)> {
+        lock(&self.covering)
+            .as_ref()
+            .map(|covering| covering.reached.iter().cloned().collect())
+            .unwrap_or_default()
     }
 }
 

@@ -4,7 +4,7 @@
 //! more often than not, from one of those prefixes: replayed whole and extended, or cut short and
 //! varied from there.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -49,6 +49,10 @@ pub struct CodeCoverage {
     pub prefixes: usize,
     #[serde(skip_serializing_if = "is_zero")]
     pub from_prefix: usize,
+    /// Each edge reached, by its script's id (a hash of the script's text) and its number, so
+    /// that runs can be merged; not stored (the count and timeline are).
+    #[serde(skip)]
+    pub taken: BTreeSet<(String, u32)>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -124,8 +128,10 @@ impl Compass {
         (new, tell)
     }
 
-    /// The audit's last count goes on the timeline, whether or not it was told.
-    pub(super) fn close(&mut self, at: Duration) {
+    /// The audit's last count goes on the timeline, whether or not it was told, and the edges
+    /// the session saw taken are kept.
+    pub(super) fn close(&mut self, at: Duration, taken: BTreeSet<(String, u32)>) {
+        self.code.taken = taken;
         let last = self.code.over_time.last().map(|&(_, n)| n);
         if self.code.off.is_none() && last != Some(self.code.reached) {
             let at = u64::try_from(at.as_millis()).unwrap_or(u64::MAX);
@@ -248,7 +254,7 @@ mod tests {
             (2, true)
         );
         assert_eq!(compass.update(None, Duration::from_millis(900)), (0, false));
-        compass.close(Duration::from_millis(1000));
+        compass.close(Duration::from_millis(1000), BTreeSet::new());
         assert_eq!(compass.code.over_time, vec![(100, 5), (700, 9)]);
         assert_eq!((compass.code.edges, compass.code.scripts), (40, 1));
         let off = Compass::off("not asked for".to_owned());

@@ -128,6 +128,8 @@ pub(super) async fn explore(lab: &Lab<'_>, spend: &mut Budgeted<'_>) -> Explored
             continue;
         };
         current = Some(path.clone());
+        // What exploring reached goes on the timeline of edges as it grows.
+        spend.reached(lab);
         let location = location_of(&digest.url);
         explored.transitions.push((path.clone(), location.clone()));
         if lab.config.deny.denies_location(&location) || !states.insert(state_key(&digest)) {

@@ -469,7 +469,9 @@ impl Audit<'_> {
         let lab = self.lab(&options, &invariants, &reads, &frames);
         self.watcher.phase(Phase::Attack);
         let judged = self.attack(&lab, &invariants, &explored, &mut state).await;
-        state.compass.close(started.elapsed());
+        state
+            .compass
+            .close(started.elapsed(), lab.session.edges_taken());
         if state.actions == 0 && !state.exhausted() {
             let unusable = Unusable {
                 reason: format!(
