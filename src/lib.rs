@@ -1,22 +1,73 @@
 //! Windup: natural-language end-to-end browser tests, planned once and replayed deterministically.
 //!
-//! **Where to start.**
-//! - Test authors: add `windup` as a dev-dependency, a `harness = false` test target with a
-//!   [`main`] setup function returning a [`Setup`], and YAML scenarios under `scenarios/`.
-//!   `cargo windup init` does all three; docs/guide.md walks through it.
-//! - Embedders: load [`Settings`], pick scenarios with [`Selection`], and run a [`Suite`] with your
-//!   own [`Reporter`]: it receives every [`RunEvent`] of the run, in order
-//!   (`examples/embed_suite.rs`). To replay one [`Plan`] yourself, see `examples/replay_plan.rs`
-//!   and the [`engine`].
+//! A scenario (YAML: a task, steps a person takes, what must hold) is planned once into a plan —
+//! plain data: browser actions with selectors and postconditions — replayed over WebDriver in a
+//! real browser, verified without any model, and kept as a lockfile beside the scenario, so every
+//! later run makes no model call and costs nothing.
 //!
-//! Everything at this level is the stable surface; [`engine`] is the machinery under it, for
-//! advanced use, and changes more often.
+//! # Getting started
 //!
-//! **Features.** The default is what scenarios in `cargo test` need: plans, replay, offline and
-//! model planning, the plan cache and lockfiles, the ledger, reports. The rest is named:
-//! `audit` (the adversarial audit as a run, and its SQLite store), `server` (the audit server and
-//! dashboard), `scan` (the static scan of a project's routes), `images` (screenshots scaled: JPEG
-//! thumbnails in the HTML report, pictures sized for a model), and `full` for all of them.
+//! ```sh
+//! cargo add --dev windup                # this crate, as a dev-dependency
+//! cargo install cargo-windup --locked   # the `cargo windup` command
+//! cargo windup setup                    # Chromium and ChromeDriver, when the machine lacks them
+//! cargo windup init                     # windup.toml, tests/e2e.rs, scenarios/home.yaml, [[test]] e2e
+//! cargo test --test e2e                 # every scenario is a test
+//! ```
+//!
+//! `tests/e2e.rs` is a `harness = false` test target whose [`main`] starts the app under test
+//! (or names where it runs) and returns a [`Setup`]:
+//!
+//! ```no_run
+//! #[windup::main]
+//! async fn setup() -> windup::Setup {
+//!     // Start your app here and keep it alive with `with_guard`; or point at one running.
+//!     windup::Setup::new("http://127.0.0.1:8080")
+//! }
+//! ```
+//!
+//! and `scenarios/buy-a-mug.yaml` says what a person does:
+//!
+//! ```yaml
+//! task: Buy one Rust mug as the demo user and confirm the order.
+//! start_url: /products/rust-mug
+//! steps:
+//!   - click "Add to cart"
+//!   - fill "Email" with "demo@windup.test"
+//!   - fill "Password" with account.password
+//!   - click "Place order"
+//! expect:
+//!   - text "Thank you for your order"
+//! ```
+//!
+//! **Embedding.** Load [`Settings`], pick scenarios with [`Selection`], and run a [`Suite`] with
+//! your own [`Reporter`]: it receives every [`RunEvent`] of the run, in order.
+//!
+//! ```no_run
+//! use windup::{RunEvent, Selection, Settings, Suite};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let settings = Settings::load(std::path::Path::new("."))?; // windup.toml + WINDUP_* env
+//! let selection = Selection::load(&settings, None, false)?; // scenarios/, ignore_tags applied
+//! let finished = Suite::new(settings, "http://127.0.0.1:8080".parse()?)
+//!     .reporter(|event: &RunEvent| println!("{}", event.to_json()))
+//!     .run(selection)
+//!     .await?;
+//! println!("{} passed, {} failed", finished.totals.passed, finished.totals.failed);
+//! # Ok(()) }
+//! ```
+//!
+//! Everything at this level is the stable surface; [`engine`] is the machinery under it (replay
+//! one [`Plan`] yourself, keep plans, serve or bench a project), for advanced use, and changes
+//! more often. The guides (scenarios, the cache, the audit, CI) are in the repository's `docs/`.
+//!
+//! # Features
+//!
+//! The default is what scenarios in `cargo test` need: plans, replay, offline and model
+//! planning, the plan cache and lockfiles, the ledger, reports. The rest is named: `audit` (the
+//! adversarial audit as a run, and its SQLite store), `server` (the audit server and dashboard),
+//! `scan` (the static scan of a project's routes), `images` (screenshots scaled: JPEG thumbnails
+//! in the HTML report, pictures sized for a model), and `full` for all of them.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use windup_core::config::{ConfigError, Settings};

@@ -110,6 +110,62 @@ async fn run_takes_the_browser_from_the_line_and_names_a_wrong_one() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_takes_the_browser_from_the_line() {
+    let shop = windup_shop::spawn(Default::default()).await.unwrap();
+    let project = Project::with(&[]);
+    let dir = project.dir.path().to_owned();
+    let url = shop.url().to_owned();
+    let audit = move |env: Vec<(&'static str, &'static str)>, browser: &'static str| {
+        let (dir, url) = (dir.clone(), url.clone());
+        tokio::task::spawn_blocking(move || {
+            let args = [
+                "audit",
+                &url,
+                "--browser",
+                browser,
+                "--steps",
+                "12",
+                "--time",
+                "60s",
+                "--walks",
+                "1",
+                "--no-tests",
+            ];
+            run_in(&dir, &args, &env)
+        })
+    };
+    // Firefox's driver is nowhere: the audit must ask for geckodriver, not chromedriver.
+    let output = audit(
+        vec![("WINDUP_GECKODRIVER", "/nonexistent/geckodriver")],
+        "firefox",
+    )
+    .await
+    .unwrap();
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{out}");
+    assert!(
+        out.contains("could not start /nonexistent/geckodriver"),
+        "{out}"
+    );
+
+    let output = audit(Vec::new(), "firefox").await.unwrap();
+    let out = text(&output);
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "the audit ran in Firefox: {out}"
+    );
+    assert!(out.contains("actions"), "{out}");
+
+    let output = audit(Vec::new(), "safari").await.unwrap();
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("--browser: unknown browser \"safari\": Windup drives chromium and firefox"),
+        "{out}"
+    );
+}
+
 #[test]
 fn exit_codes_say_what_went_wrong() {
     let no_url = windup(&["run"], &[]);

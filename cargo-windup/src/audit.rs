@@ -115,6 +115,9 @@ struct AuditArgs {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// The browser: chromium or firefox (default: `browser` in windup.toml, WINDUP_BROWSER).
+    #[arg(long, value_name = "NAME")]
+    browser: Option<String>,
 }
 
 /// `cargo windup audits`.
@@ -166,6 +169,7 @@ async fn run(args: AuditArgs) -> Result<(), CliError> {
         .ok_or_else(|| usage("the app to audit is missing: cargo windup audit URL"))?;
     let suite = SuiteArgs {
         headed: args.headed,
+        browser: args.browser.clone(),
         ..SuiteArgs::default()
     };
     let settings = project_settings(&suite)?;

@@ -6,6 +6,8 @@
 
 mod audit;
 mod bench;
+#[cfg(test)]
+mod documented;
 mod impact;
 mod map;
 mod new;
@@ -22,6 +24,8 @@ use windup_core::browser::install::{InstallPlan, availability, install_plan};
 use windup_core::config::Settings;
 use windup_core::engine::cache::{EntryStatus, PlanCache};
 use windup_core::engine::executor::NoValues;
+use windup_core::front::ci;
+use windup_core::front::init::Change;
 use windup_core::model::plan::{Plan, Rules};
 use windup_core::run::failure::relative;
 use windup_core::run::report::{Terminal, count};
@@ -91,8 +95,9 @@ enum Command {
     /// Serve the audit's HTTP API and its live dashboard (loopback by default).
     #[command(long_about = serve::LONG_ABOUT)]
     Serve(serve::ServeArgs),
-    /// Scaffold windup.toml, tests/e2e.rs, a first scenario and the [[test]] entry in this crate.
-    Init,
+    /// Scaffold windup.toml, tests/e2e.rs, a first scenario and the [[test]] entry in this crate
+    /// (and, with --ci, a CI workflow that runs the scenarios in shards).
+    Init(InitArgs),
     /// Install a browser and its driver: Chromium and ChromeDriver with the system package
     /// manager, or (`--browser firefox`) Firefox, and geckodriver from crates.io.
     Setup {
@@ -320,7 +325,7 @@ async fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Serve(args) => serve::serve(args).await,
         Command::Map(args) => map::map(&args),
         Command::Scan(args) => scan::scan(&args).await,
-        Command::Init => init(),
+        Command::Init(args) => init(&args),
         Command::Cache { action } => cache(action),
         Command::Costs { since, by } => costs(since.as_deref(), by),
         Command::Review {
@@ -664,22 +669,50 @@ fn costs(since: Option<&str>, by: ledger::GroupBy) -> Result<(), CliError> {
     Ok(())
 }
 
-fn init() -> Result<(), CliError> {
+#[derive(Debug, Args)]
+struct InitArgs {
+    /// Also write a CI workflow that runs the scenarios read-only in shards, with their reports
+    /// as artifacts: github (.github/workflows/windup.yml) or gitlab (.gitlab-ci.yml).
+    #[arg(long, value_name = "PROVIDER")]
+    ci: Option<String>,
+    /// How many shards (jobs at once) the workflow runs the scenarios in [default: 2].
+    #[arg(long, value_name = "N", requires = "ci")]
+    shards: Option<u32>,
+}
+
+fn init(args: &InitArgs) -> Result<(), CliError> {
+    let version = env!("CARGO_PKG_VERSION");
+    // Checked before anything is written.
+    let recipe = match &args.ci {
+        Some(provider) => {
+            let provider = provider.parse::<ci::Provider>().map_err(usage)?;
+            let shards = args.shards.unwrap_or(ci::Recipe::SHARDS);
+            Some(ci::Recipe::new(provider, shards, version).map_err(usage)?)
+        }
+        None => None,
+    };
     let root = std::env::current_dir()
         .map_err(|e| CliError::Usage(format!("no current directory: {e}")))?;
-    let version = env!("CARGO_PKG_VERSION");
     let requirement = version
         .rsplit_once('.')
         .map_or(version, |(major_minor, _)| major_minor);
-    let changes = windup_core::front::init::init(&root, requirement)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
-    if changes.is_empty() {
+    let mut changes = windup_core::front::init::init(&root, requirement).map_err(usage)?;
+    if let Some(recipe) = &recipe {
+        changes.extend(ci::write(&root, recipe).map_err(usage)?);
+    }
+    if !changes.iter().any(Change::changed) {
         println!("Windup is already set up here; nothing changed.");
     }
     for change in changes {
         println!("{change}");
     }
     println!("next: write scenarios in scenarios/, then `cargo test --test e2e`");
+    if let Some(recipe) = recipe {
+        println!(
+            "then commit the plans (scenarios/*.plan.json) with {}: CI replays them and plans nothing",
+            recipe.provider().workflow_path()
+        );
+    }
     Ok(())
 }
 
@@ -782,4 +815,48 @@ fn load_plan(path: &Path) -> Result<Plan, CliError> {
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
     Plan::from_json_str(&text, &Rules::default())
         .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn init_args(args: &[&str]) -> Result<InitArgs, clap::Error> {
+        let line = ["cargo windup", "init"].iter().chain(args);
+        match Cli::try_parse_from(line)?.command {
+            Command::Init(args) => Ok(args),
+            other => panic!("not init: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn init_takes_a_ci_provider_and_shards_only_with_it() {
+        let args = init_args(&["--ci", "gitlab", "--shards", "4"]).unwrap();
+        assert_eq!((args.ci.as_deref(), args.shards), (Some("gitlab"), Some(4)));
+        let args = init_args(&[]).unwrap();
+        assert_eq!((args.ci, args.shards), (None, None));
+        let err = init_args(&["--shards", "4"]).unwrap_err().to_string();
+        assert!(err.contains("--ci <PROVIDER>"), "{err}");
+        let err = init_args(&["--ci", "github", "--shards", "two"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("'--shards <N>'"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_provider_or_shard_count_is_a_usage_error_naming_the_flag() {
+        for (ci, shards, said) in [
+            ("jenkins", None, "`--ci jenkins`"),
+            ("github", Some(0), "`--shards 0`"),
+        ] {
+            let args = InitArgs {
+                ci: Some(ci.to_owned()),
+                shards,
+            };
+            // Refused before the current directory is even looked at.
+            let err = init(&args).unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            assert!(err.message().is_some_and(|m| m.contains(said)), "{said}");
+        }
+    }
 }

@@ -13,7 +13,7 @@
 //!   | 2 | `config` | settings |
 //!   | 3 | `engine` | executor, verifier, planner, cache, audit, … |
 //!   | 4 | `run` | suite, events, runner, reporters, … |
-//!   | 5 | `front` | harness, init, server |
+//!   | 5 | `front` | ci, harness, init, server |
 //!
 //! - **No circle**: among the modules of one parent (the layers themselves, `engine`'s modules,
 //!   `engine::audit`'s, …), the "uses" relation has no cycle. A parent and its own children may use

@@ -10,6 +10,10 @@ use crate::needs::Probe;
 /// lockfile, the installed packages are the locked ones.
 pub const NPM_STAMP: &str = "node_modules/.xtask-package-lock.json";
 
+/// The copy of a Python project's `requirements.txt` left in its virtual environment once pip
+/// installed it: equal to the file, the installed packages are the pinned ones.
+pub const PIP_STAMP: &str = ".venv/.xtask-requirements.txt";
+
 /// How the set-up may install system packages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Privilege {
@@ -108,6 +112,13 @@ impl Machine {
                 let lock = std::fs::read(project.join("package-lock.json")).ok()?;
                 let stamp = std::fs::read(project.join(NPM_STAMP)).ok()?;
                 (lock == stamp).then(|| format!("{dir}/node_modules, as locked"))
+            }
+            Probe::PipLock(dir) => {
+                let project = self.repo.join(dir);
+                let pinned = std::fs::read(project.join("requirements.txt")).ok()?;
+                let stamp = std::fs::read(project.join(PIP_STAMP)).ok()?;
+                let python = is_executable(&project.join(".venv/bin/python"));
+                (python && pinned == stamp).then(|| format!("{dir}/.venv, as pinned"))
             }
         }
     }
@@ -209,6 +220,26 @@ mod tests {
             None,
             "a changed lockfile is installed again"
         );
+    }
+
+    #[test]
+    fn a_python_project_is_installed_when_its_stamp_is_its_requirements() {
+        let repo = tempfile::tempdir().unwrap();
+        let project = repo.path().join("tools/py");
+        std::fs::create_dir_all(project.join(".venv/bin")).unwrap();
+        std::fs::write(project.join("requirements.txt"), "a==1\n").unwrap();
+        std::fs::write(project.join(PIP_STAMP), "a==1\n").unwrap();
+        let mut here = machine("", vec![]);
+        here.repo = repo.path().to_owned();
+        let probe = Probe::PipLock("tools/py");
+        assert_eq!(here.find(&probe), None, "no python in the environment");
+        let python = project.join(".venv/bin/python");
+        std::fs::write(&python, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(here.find(&probe).is_some());
+        std::fs::write(project.join("requirements.txt"), "a==2\n").unwrap();
+        assert_eq!(here.find(&probe), None, "a changed pin is installed again");
     }
 
     #[test]

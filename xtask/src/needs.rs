@@ -41,6 +41,9 @@ pub enum Probe {
     PkgConfig(&'static str),
     /// An npm project of the repository, installed from its lockfile.
     NpmLock(&'static str),
+    /// A Python project of the repository (a folder), installed into its `.venv` from its
+    /// pinned `requirements.txt`.
+    PipLock(&'static str),
 }
 
 /// Where a thing comes from.
@@ -52,6 +55,9 @@ pub enum Source {
     Crate(&'static str),
     /// An npm project of the repository (a folder), by `npm ci` from its lockfile.
     Npm(&'static str),
+    /// A Python project of the repository (a folder): PyPI's packages pinned in its
+    /// `requirements.txt`, by pip into a virtual environment of its own, `.venv`.
+    Pip(&'static str),
 }
 
 /// One thing the suite needs.
@@ -74,8 +80,8 @@ const fn program(names: &'static [&'static str]) -> Probe {
     }
 }
 
-/// Everything, in the order it is installed: Debian's packages first (npm among them), then
-/// crates, then the npm projects.
+/// Everything, in the order it is installed: Debian's packages first (npm and Python among
+/// them), then crates, then the npm projects, then the Python ones.
 pub const NEEDS: &[Need] = &[
     Need {
         name: "OpenSSL headers",
@@ -106,6 +112,13 @@ pub const NEEDS: &[Need] = &[
         probe: program(&["npm"]),
         source: Source::Debian(&["nodejs", "npm"]),
         why: "tools/playwright and tools/selenium are installed from their lockfiles with npm",
+        scope: Scope::Quick,
+    },
+    Need {
+        name: "Python",
+        probe: program(&["python3"]),
+        source: Source::Debian(&["python3", "python3-venv"]),
+        why: "tools/python is installed into a virtual environment with Python's venv and pip",
         scope: Scope::Quick,
     },
     Need {
@@ -173,6 +186,14 @@ pub const NEEDS: &[Need] = &[
         why: "tests/grid.rs runs the Selenium server jar it pins",
         scope: Scope::Full,
     },
+    Need {
+        name: "tools/python",
+        probe: Probe::PipLock("tools/python"),
+        source: Source::Pip("tools/python"),
+        why: "tests/ci_recipe.rs validates the CI workflows `cargo windup init --ci` writes \
+              against GitHub's and GitLab's schemas (the pinned check-jsonschema)",
+        scope: Scope::Quick,
+    },
 ];
 
 /// What a run of `scope` needs.
@@ -190,11 +211,13 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), NEEDS.len());
-        // apt-get runs once for every Debian package, so npm's projects come after all of them.
+        // apt-get runs once for every Debian package, so npm's and Python's projects come after
+        // all of them.
         let rank = |need: &Need| match need.source {
             Source::Debian(_) => 0,
             Source::Crate(_) => 1,
             Source::Npm(_) => 2,
+            Source::Pip(_) => 3,
         };
         assert!(NEEDS.windows(2).all(|w| rank(&w[0]) <= rank(&w[1])));
     }

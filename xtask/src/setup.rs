@@ -1,5 +1,6 @@
 //! Brings what a run needs: a line for each thing already here, then one install step per kind
-//! of source (Debian's packages, crates, npm projects), each saying what it installs and why. A
+//! of source (Debian's packages, crates, npm and Python projects), each saying what it installs
+//! and why. A
 //! machine where something cannot be installed is told so, with the commands, before anything
 //! is installed or compiled.
 
@@ -8,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::machine::{Machine, NPM_STAMP, Privilege};
+use crate::machine::{Machine, NPM_STAMP, PIP_STAMP, Privilege};
 use crate::needs::{self, Need, Scope, Source};
 
 /// Why the set-up stopped.
@@ -38,6 +39,9 @@ pub struct Step {
     pub words: Vec<String>,
     /// Where it runs, relative to the repository (`None`: the repository's root).
     pub dir: Option<&'static str>,
+    /// Once it ran, the project in `dir` is installed from this lockfile: it is copied to the
+    /// stamp (lockfile, stamp, both relative to `dir`) that the probe compares with it.
+    pub stamp: Option<(&'static str, &'static str)>,
 }
 
 impl fmt::Display for Step {
@@ -65,6 +69,15 @@ fn step(prefix: &[&str], words: &[&str]) -> Step {
             .map(|w| (*w).to_owned())
             .collect(),
         dir: None,
+        stamp: None,
+    }
+}
+
+/// A step of the project in `dir`.
+fn in_dir(dir: &'static str, words: &[&str]) -> Step {
+    Step {
+        dir: Some(dir),
+        ..step(&[], words)
     }
 }
 
@@ -97,11 +110,18 @@ pub fn commands(missing: &[&Need], privilege: &Privilege) -> Vec<Step> {
             Source::Npm(dir) => steps.push(Step {
                 // Playwright drives the system's Chromium: no browser download.
                 env: vec![("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")],
-                words: ["npm", "ci", "--no-audit", "--no-fund"]
-                    .map(str::to_owned)
-                    .to_vec(),
-                dir: Some(dir),
+                stamp: Some(("package-lock.json", NPM_STAMP)),
+                ..in_dir(dir, &["npm", "ci", "--no-audit", "--no-fund"])
             }),
+            Source::Pip(dir) => {
+                steps.push(in_dir(dir, &["python3", "-m", "venv", "--clear", ".venv"]));
+                // Every package is pinned in the file, its dependencies too: pip adds none.
+                let pip = [".venv/bin/python", "-m", "pip", "install", "--no-deps"];
+                steps.push(Step {
+                    stamp: Some(("requirements.txt", PIP_STAMP)),
+                    ..in_dir(dir, &[&pip[..], &["-r", "requirements.txt"]].concat())
+                });
+            }
         }
     }
     steps
@@ -214,8 +234,8 @@ fn install(machine: &Machine, missing: &[&Need], privilege: &Privilege) -> Resul
             purpose(step, missing)
         );
         run_step(machine, step)?;
-        if let Some(dir) = step.dir {
-            stamp(&machine.repo.join(dir))?;
+        if let (Some(dir), Some((lockfile, stamp_file))) = (step.dir, step.stamp) {
+            stamp(&machine.repo.join(dir), lockfile, stamp_file)?;
         }
     }
     let still: Vec<_> = missing
@@ -239,7 +259,7 @@ fn purpose(step: &Step, missing: &[&Need]) -> String {
         .filter(|need| match need.source {
             Source::Debian(packages) => packages.iter().any(|p| step.words.iter().any(|w| w == p)),
             Source::Crate(name) => step.words.last().is_some_and(|w| w == name),
-            Source::Npm(dir) => step.dir == Some(dir),
+            Source::Npm(dir) | Source::Pip(dir) => step.dir == Some(dir),
         })
         .map(|need| format!("{} ({})", need.name, need.why))
         .collect();
@@ -254,7 +274,12 @@ fn run_step(machine: &Machine, step: &Step) -> Result<(), SetupError> {
     let (program, args) = step.words.split_first().expect("every step has a program");
     // `cargo` is the cargo that runs this task, whatever PATH says.
     let cargo = std::env::var_os("CARGO").filter(|_| program == "cargo");
-    let mut command = Command::new(cargo.unwrap_or_else(|| program.into()));
+    // A program of the project (`.venv/bin/python`) is found in the project's directory.
+    let local = step
+        .dir
+        .filter(|_| program.contains('/'))
+        .map(|dir| machine.repo.join(dir).join(program).into_os_string());
+    let mut command = Command::new(cargo.or(local).unwrap_or_else(|| program.into()));
     command.args(args).env("PATH", machine.path_var());
     command.envs(step.env.iter().copied());
     if let Some(dir) = step.dir {
@@ -277,9 +302,9 @@ fn run_step(machine: &Machine, step: &Step) -> Result<(), SetupError> {
     )))
 }
 
-/// Marks an npm project as installed from its current lockfile.
-fn stamp(project: &Path) -> Result<(), SetupError> {
-    std::fs::copy(project.join("package-lock.json"), project.join(NPM_STAMP))
+/// Marks a project as installed from its current lockfile.
+fn stamp(project: &Path, lockfile: &str, stamp: &str) -> Result<(), SetupError> {
+    std::fs::copy(project.join(lockfile), project.join(stamp))
         .map(|_| ())
         .map_err(|e| {
             SetupError::Failed(format!(
@@ -316,6 +341,24 @@ mod tests {
                 "(cd tools/playwright && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)",
             ]
         );
+    }
+
+    #[test]
+    fn a_python_project_gets_a_virtual_environment_then_its_pinned_packages() {
+        let missing = named(&["tools/python"]);
+        let steps = commands(&missing, &Privilege::Root);
+        let shown: Vec<String> = steps.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "(cd tools/python && python3 -m venv --clear .venv)",
+                "(cd tools/python && .venv/bin/python -m pip install --no-deps -r requirements.txt)",
+            ]
+        );
+        // Installed once both ran: only the last step stamps.
+        assert_eq!(steps[0].stamp, None);
+        assert_eq!(steps[1].stamp, Some(("requirements.txt", PIP_STAMP)));
+        assert!(purpose(&steps[0], &missing).starts_with("installing tools/python ("));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use std::any::Any;
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use tokio::sync::OnceCell;
 use url::Url;
 
 use crate::browser::BrowserKind;
-use crate::config::Settings;
+use crate::config::{Reports, Settings};
 use crate::model::scenario::Scenario;
 use crate::run::events::{Reporter, RunEvent};
 use crate::run::outcome::Outcome;
@@ -226,10 +226,13 @@ where
     S: IntoSetup + 'static,
 {
     let args = Arguments::from_args();
-    let settings = match Settings::load(Path::new(manifest_dir)) {
+    let mut settings = match Settings::load(Path::new(manifest_dir)) {
         Ok(settings) => settings,
         Err(err) => return failing(&args, "windup.toml", err.to_string()),
     };
+    if let Some(test) = nextest_test(&args, &|var| std::env::var(var).ok()) {
+        settings.reports = per_test(&settings.reports, test);
+    }
     let loaded = match load_scenarios(&settings) {
         Ok(loaded) => loaded,
         Err(err) => return failing(&args, "scenarios", err.to_string()),
@@ -262,6 +265,44 @@ where
         ExitCode::from(101)
     } else {
         conclusion.exit_code()
+    }
+}
+
+/// The test nextest runs in this process, when it runs each test in a process of its own: it
+/// says so in the environment and names the test on the line (`--exact NAME`). Both, since a
+/// process that a nextest test started (a `cargo test` of its own) inherits the environment.
+fn nextest_test<'a>(args: &'a Arguments, env: &dyn Fn(&str) -> Option<String>) -> Option<&'a str> {
+    let per_test = env("NEXTEST_EXECUTION_MODE").is_some_and(|m| m == "process-per-test");
+    let named = env("NEXTEST_TEST_NAME")?;
+    let test = args.filter.as_deref()?;
+    (per_test && args.exact && test == named).then_some(test)
+}
+
+/// The reports of a process that runs the one scenario `test`. Under nextest every scenario
+/// runs in a process of its own, and each would write its report over the last one's: each
+/// writes its own instead, `DIR/NAME.EXT` becoming `DIR/NAME/SCENARIO.EXT`.
+fn per_test(reports: &Reports, test: &str) -> Reports {
+    let file: String = test
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' | '.' => c,
+            '/' => '.',
+            _ => '_',
+        })
+        .collect();
+    let own = |path: &Option<PathBuf>| {
+        path.as_ref().map(|path| {
+            let dir = path.with_extension("");
+            match path.extension() {
+                Some(ext) => dir.join(format!("{file}.{}", ext.to_string_lossy())),
+                None => dir.join(&file),
+            }
+        })
+    };
+    Reports {
+        junit: own(&reports.junit),
+        json: own(&reports.json),
+        html: own(&reports.html),
     }
 }
 
@@ -302,4 +343,57 @@ fn fallback_name(path: &Path, root: &Path) -> String {
         .with_extension("")
         .to_string_lossy()
         .replace('\\', "/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn under_nextest_each_scenario_writes_reports_of_its_own() {
+        let reports = Reports::parse(
+            "junit=target/windup.xml,html=target/windup/report.html,json=out",
+            Path::new("/crate"),
+        )
+        .unwrap();
+        let own = per_test(&reports, "checkout");
+        assert_eq!(
+            own.junit.as_deref(),
+            Some(Path::new("/crate/target/windup/checkout.xml"))
+        );
+        assert_eq!(
+            own.html.as_deref(),
+            Some(Path::new("/crate/target/windup/report/checkout.html"))
+        );
+        assert_eq!(own.json.as_deref(), Some(Path::new("/crate/out/checkout")));
+        // A scenario in a folder, or with a name no file could have, stays in the directory.
+        let own = per_test(&reports, "audit/../coupon 1");
+        assert_eq!(
+            own.html.as_deref(),
+            Some(Path::new(
+                "/crate/target/windup/report/audit....coupon_1.html"
+            ))
+        );
+        assert_eq!(
+            per_test(&Reports::default(), "checkout"),
+            Reports::default()
+        );
+    }
+
+    #[test]
+    fn a_process_of_one_test_is_told_by_nextest_and_its_line_together() {
+        let nextest = |var: &str| match var {
+            "NEXTEST_EXECUTION_MODE" => Some("process-per-test".to_owned()),
+            "NEXTEST_TEST_NAME" => Some("checkout".to_owned()),
+            _ => None,
+        };
+        let line = |words: &[&str]| Arguments::from_iter(["e2e"].iter().chain(words));
+        let exact = line(&["--exact", "checkout", "--nocapture"]);
+        assert_eq!(nextest_test(&exact, &nextest), Some("checkout"));
+        assert_eq!(nextest_test(&exact, &|_| None), None, "not under nextest");
+        // A `cargo test` that a nextest test started inherits nextest's environment.
+        assert_eq!(nextest_test(&line(&[]), &nextest), None);
+        assert_eq!(nextest_test(&line(&["checkout"]), &nextest), None);
+        assert_eq!(nextest_test(&line(&["--exact", "cart"]), &nextest), None);
+    }
 }

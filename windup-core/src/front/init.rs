@@ -1,6 +1,6 @@
 //! `cargo windup init`: scaffolds Windup into a crate — windup.toml, a first scenario, the test
 //! target and its `[[test]]` entry, the dev-dependency — changing nothing that is already there,
-//! so running it twice changes nothing.
+//! so running it twice changes nothing. With `--ci`, a CI workflow too ([`super::ci`]).
 
 use std::path::{Path, PathBuf};
 
@@ -32,11 +32,27 @@ steps:
   - expect url /
 "#;
 
-/// One thing init did.
+/// One thing init did, or a file it left as it was and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Change {
     Created(PathBuf),
-    Edited { path: PathBuf, what: String },
+    Edited {
+        path: PathBuf,
+        what: String,
+    },
+    /// A file init would have written is there already and stays as it is.
+    Kept {
+        path: PathBuf,
+        why: String,
+    },
+}
+
+impl Change {
+    /// Whether a file was written (a file kept changes nothing).
+    pub fn changed(&self) -> bool {
+        !matches!(self, Change::Kept { .. })
+    }
 }
 
 impl std::fmt::Display for Change {
@@ -44,6 +60,7 @@ impl std::fmt::Display for Change {
         match self {
             Change::Created(path) => write!(f, "created {}", path.display()),
             Change::Edited { path, what } => write!(f, "edited {}: {what}", path.display()),
+            Change::Kept { path, why } => write!(f, "kept {} as it is: {why}", path.display()),
         }
     }
 }
@@ -90,7 +107,12 @@ pub fn init(crate_dir: &Path, windup_dependency: &str) -> Result<Vec<Change>, In
     Ok(changes)
 }
 
-fn create(path: &Path, contents: &str, changes: &mut Vec<Change>) -> Result<(), InitError> {
+/// Writes `contents` to `path` unless there is a file there already.
+pub(super) fn create(
+    path: &Path,
+    contents: &str,
+    changes: &mut Vec<Change>,
+) -> Result<(), InitError> {
     if path.exists() {
         return Ok(());
     }
