@@ -11,6 +11,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+use common::fresh::{self, build_dir, repo};
+use common::text;
+
 const PAGE: &str = r#"<!doctype html>
 <html lang="en"><head><title>Greeter</title></head>
 <body>
@@ -51,16 +55,10 @@ const SCENARIOS: &[(&str, &str)] = &[
     ),
 ];
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// A command in the fresh crate that shares this repository's build directory, so that windup
 /// and its dependencies are not compiled again; with no network, and not in CI unless told.
 fn in_crate(dir: &Path, program: impl AsRef<std::ffi::OsStr>, base_url: &str) -> Command {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
+    let target = build_dir();
     let mut command = Command::new(program);
     command
         .current_dir(dir)
@@ -96,58 +94,6 @@ fn cargo_windup(dir: &Path, base_url: &str, args: &[&str]) -> Output {
         "--",
     ];
     cargo(dir, base_url, &[&cli[..], args].concat())
-}
-
-/// This repository's `[profile]` tables, for the fresh crate: with the same profiles its
-/// dependencies are the ones already built (tests/new_crate.rs says why).
-fn repository_profiles() -> String {
-    let manifest: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
-        .unwrap()
-        .parse()
-        .unwrap();
-    let profiles = toml::Table::from_iter([("profile".to_owned(), manifest["profile"].clone())]);
-    toml::to_string(&profiles).unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-async fn serve_pages() -> (String, tokio::task::JoinHandle<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let page =
-        |html: &'static str| axum::routing::get(move || async move { axum::response::Html(html) });
-    let app = axum::Router::new()
-        .route("/", page(PAGE))
-        .route("/about", page(ABOUT));
-    let server = tokio::spawn(async move {
-        axum::serve(listener, app).await.unwrap();
-    });
-    (url, server)
-}
-
-fn fresh_crate() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let app = dir.path();
-    std::fs::write(
-        app.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"ci-recipe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dev-dependencies]\nwindup = {{ path = {:?} }}\n\n{}",
-            repo(),
-            repository_profiles()
-        ),
-    )
-    .unwrap();
-    std::fs::create_dir_all(app.join("src")).unwrap();
-    std::fs::write(app.join("src/lib.rs"), "").unwrap();
-    // The same versions as this repository, and no network.
-    std::fs::copy(repo().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
-    dir
 }
 
 // ---- the validator: check-jsonschema from tools/python, with the schemas it ships ----
@@ -461,8 +407,8 @@ fn gitlab_runs_the_same_shards(app: &Path, github: &Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ci_recipe_runs_every_scenario_once_across_its_shards() {
-    let (url, server) = serve_pages().await;
-    let dir = fresh_crate();
+    let (url, server) = fresh::serve(&[("/", PAGE), ("/about", ABOUT)]).await;
+    let dir = fresh::with_windup("ci-recipe");
     let app = dir.path();
     bad_flags_are_refused(app, &url);
     init_writes_both_workflows_once(app, &url);

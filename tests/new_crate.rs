@@ -1,8 +1,12 @@
 //! A user's view: a fresh crate with windup as a path dev-dependency, `cargo windup init`, one
 //! scenario against a page the test serves, then `cargo test` and `cargo nextest run`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::fresh::{self, build_dir, repo};
+use common::text;
 
 const PAGE: &str = r#"<!doctype html>
 <html lang="en"><head><title>Greeter</title></head>
@@ -25,16 +29,10 @@ steps:
   - expect text "Greeter"
 "#;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Runs cargo in the fresh crate, sharing this repository's build directory so that windup and
 /// its dependencies are not compiled again.
 fn cargo(dir: &Path, base_url: &str, args: &[&str]) -> Output {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
+    let target = build_dir();
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .args(args)
         .current_dir(dir)
@@ -43,19 +41,6 @@ fn cargo(dir: &Path, base_url: &str, args: &[&str]) -> Output {
         .env_remove("CI")
         .output()
         .expect("cargo runs")
-}
-
-/// This repository's `[profile]` tables, for the fresh crate. A crate builds its dependencies
-/// with its own profile: with cargo's default one, windup and each of its dependencies would be
-/// compiled again into the shared build directory (two minutes on a clean clone); with the same
-/// one, only windup itself is.
-fn repository_profiles() -> String {
-    let manifest: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
-        .unwrap()
-        .parse()
-        .unwrap();
-    let profiles = toml::Table::from_iter([("profile".to_owned(), manifest["profile"].clone())]);
-    toml::to_string(&profiles).unwrap()
 }
 
 /// How libtest reported a test: `ok`, `FAILED` or `ignored` (names are padded to align).
@@ -67,45 +52,11 @@ fn outcome<'a>(output: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-async fn serve_page() -> (String, tokio::task::JoinHandle<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let app = axum::Router::new().route(
-        "/",
-        axum::routing::get(|| async { axum::response::Html(PAGE) }),
-    );
-    let server = tokio::spawn(async move {
-        axum::serve(listener, app).await.unwrap();
-    });
-    (url, server)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fresh_crate_runs_its_scenarios_under_cargo_test_and_nextest() {
-    let (url, server) = serve_page().await;
-    let dir = tempfile::tempdir().unwrap();
+    let (url, server) = fresh::serve(&[("/", PAGE)]).await;
+    let dir = fresh::with_windup("greeter");
     let app = dir.path();
-    std::fs::write(
-        app.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dev-dependencies]\nwindup = {{ path = {:?} }}\n\n{}",
-            repo(),
-            repository_profiles()
-        ),
-    )
-    .unwrap();
-    std::fs::create_dir_all(app.join("src")).unwrap();
-    std::fs::write(app.join("src/lib.rs"), "").unwrap();
-    // The same versions as this repository, and no network.
-    std::fs::copy(repo().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
 
     // With default features, a test crate builds none of what only the audit, the server, the
     // scan or scaled screenshots need (docs/architecture.md#features).

@@ -7,6 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::fresh::{self, build_dir as target, repo};
+use common::text;
+
 /// The crates a user needs, in the order they depend on each other.
 const PUBLISHED: [&str; 5] = [
     "windup-macros",
@@ -31,18 +35,6 @@ steps:
   - expect text "Clicked 2 times"
 "#;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// This repository's build directory: the packages' dependencies, built for the suite with the
-/// same profile, are not compiled again; the packaged crates themselves are.
-fn target() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"))
-}
-
 fn cargo(dir: &Path, args: &[&str]) -> Output {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .args(args)
@@ -50,14 +42,6 @@ fn cargo(dir: &Path, args: &[&str]) -> Output {
         .env_remove("CI")
         .output()
         .expect("cargo runs")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 /// Packages every published crate into `out` (its `package/` folder) without building them.
@@ -212,25 +196,7 @@ fn unpack(packages: &Path, root: &Path) -> String {
         let unpacked = crates.join(format!("{name}-0.1.0"));
         patch.push_str(&format!("{name} = {{ path = {:?} }}\n", unpacked));
     }
-    let manifest: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
-        .unwrap()
-        .parse()
-        .unwrap();
-    let profiles = toml::Table::from_iter([("profile".to_owned(), manifest["profile"].clone())]);
-    format!("{patch}\n{}", toml::to_string(&profiles).unwrap())
-}
-
-async fn serve_page() -> (String, tokio::task::JoinHandle<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let app = axum::Router::new().route(
-        "/",
-        axum::routing::get(|| async { axum::response::Html(PAGE) }),
-    );
-    let server = tokio::spawn(async move {
-        axum::serve(listener, app).await.unwrap();
-    });
-    (url, server)
+    format!("{patch}\n{}", fresh::repository_profiles())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -283,15 +249,7 @@ async fn a_crate_built_from_the_packages_alone_runs_a_scenario() {
     assert!(cargo_windup.is_file(), "{}", text(&install));
 
     let app = root.join("counter");
-    std::fs::create_dir_all(app.join("src")).unwrap();
-    std::fs::write(
-        app.join("Cargo.toml"),
-        "[package]\nname = \"counter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
-    )
-    .unwrap();
-    std::fs::write(app.join("src/lib.rs"), "").unwrap();
-    // The same versions of every dependency as this repository, and no network.
-    std::fs::copy(repo().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
+    fresh::write_crate(&app, "counter", "");
 
     let init = Command::new(&cargo_windup)
         .args(["windup", "init"])
@@ -307,7 +265,7 @@ async fn a_crate_built_from_the_packages_alone_runs_a_scenario() {
     std::fs::remove_file(app.join("scenarios/home.yaml")).unwrap();
     std::fs::write(app.join("scenarios/count.yaml"), SCENARIO).unwrap();
 
-    let (url, server) = serve_page().await;
+    let (url, server) = fresh::serve(&[("/", PAGE)]).await;
     let (dir, build) = (app.clone(), target());
     let tested = tokio::task::spawn_blocking(move || {
         Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))

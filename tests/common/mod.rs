@@ -16,6 +16,7 @@ use windup_core::{
 };
 use windup_shop::{RunningShop, ShopOptions};
 
+pub mod fresh;
 pub mod grid;
 pub mod npm;
 pub mod patterns;
